@@ -1,0 +1,91 @@
+import { HTTPException } from "hono/http-exception";
+import { bodyLimit } from "hono/body-limit";
+import type { AppDeps } from "./lib/app_env.ts";
+import { ApiError } from "./lib/errors.ts";
+import { errorResponse } from "./lib/respond.ts";
+import { createRouter, METHOD_PROBE, methodNotAllowed } from "./lib/router.ts";
+import { accessLog, requestId } from "./lib/middleware.ts";
+import { createDiscoveryRouter } from "./routes/discovery.ts";
+import { createHealthRouter } from "./routes/health.ts";
+
+// JSON bodies of this API are tiny; only the export upload gets MAX_UPLOAD_BYTES.
+const DEFAULT_BODY_LIMIT = 64 * 1024;
+
+/** Builds the whole service from ready-made components; no side effects beyond routing. */
+export function createApp(deps: AppDeps) {
+  const app = createRouter();
+
+  app.use("*", async (c, next) => {
+    c.set("deps", deps);
+    await next();
+  });
+  app.use("*", requestId(), accessLog());
+  const uploadLimit = bodyLimitOf(deps.config.MAX_UPLOAD_BYTES, "Upload a smaller image");
+  const jsonLimit = bodyLimitOf(DEFAULT_BODY_LIMIT, "Send a smaller JSON body");
+  app.use("*", (c, next) => (c.req.path === "/api/export" ? uploadLimit : jsonLimit)(c, next));
+
+  app.route("/", createHealthRouter());
+  app.route("/", createDiscoveryRouter(() => app));
+
+  mountMethodFallbacks(app);
+
+  app.notFound((c) =>
+    errorResponse(c, new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}.`))
+  );
+  app.onError((err, c) => errorResponse(c, toApiError(err, deps, c.var.requestId)));
+  return app;
+}
+
+type App = ReturnType<typeof createRouter>;
+
+/**
+ * Known paths answer 405 with an Allow header for methods they lack, and OPTIONS with 204.
+ * Registered after every real route, so a real handler always matches first.
+ */
+function mountMethodFallbacks(app: App) {
+  const methodsByPath = new Map<string, Set<string>>();
+  for (const route of app.routes) {
+    if (route.method === "ALL") continue;
+    const methods = methodsByPath.get(route.path) ?? new Set<string>();
+    methodsByPath.set(route.path, methods);
+    if ((route.handler as unknown as Record<symbol, unknown>)[METHOD_PROBE]) continue;
+    methods.add(route.method);
+    if (route.method === "GET") methods.add("HEAD");
+  }
+  for (const [path, methods] of methodsByPath) {
+    const allowed = [...methods, "OPTIONS"];
+    app.options(path, (c) => c.body(null, 204, { Allow: allowed.join(", ") }));
+    app.all(path, (c) => {
+      throw methodNotAllowed(c.req.method, allowed);
+    });
+  }
+}
+
+/** Bodies over `maxSize` are refused while streaming, before they are buffered. */
+function bodyLimitOf(maxSize: number, advice: string) {
+  return bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new ApiError(413, "invalid_request", "The request body is too large.", {
+        hint: `${advice}: at most ${maxSize} bytes are accepted.`,
+      });
+    },
+  });
+}
+
+function toApiError(err: unknown, deps: AppDeps, requestId: string): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof HTTPException) {
+    if (err.status === 415) {
+      return new ApiError(400, "invalid_request", "Unsupported Content-Type for this operation.", {
+        hint: "Send the body with the content type listed in /openapi.json.",
+      });
+    }
+    if (err.status < 500) {
+      // Framework-level client errors (malformed JSON or form data): the message is safe to show.
+      return new ApiError(400, "invalid_request", err.message || "The request is malformed.");
+    }
+  }
+  deps.log.error("unhandled error", { requestId, error: err });
+  return new ApiError(500, "internal_error", "The service failed unexpectedly.");
+}

@@ -1,0 +1,54 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { getConnInfo } from "hono/deno";
+import type { AppEnv } from "./app_env.ts";
+import { resolveClientIp } from "./client_ip.ts";
+
+// Client-chosen ids are kept only when they cannot smuggle anything into logs or headers.
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Keeps a sane incoming X-Request-Id (or makes one) and echoes it on every response. */
+export function requestId(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const incoming = c.req.header("X-Request-Id");
+    const id = incoming && SANE_REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    c.set("requestId", id);
+    c.set("logFields", {});
+    await next();
+    c.header("X-Request-Id", id);
+  };
+}
+
+/** The socket peer, or undefined for in-process requests (app.request in tests). */
+export function peerAddress(c: Context<AppEnv>): string | undefined {
+  try {
+    return getConnInfo(c).remote.address;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The client IP under TRUST_PROXY_HOPS (see lib/client_ip.ts). */
+export function clientIpOf(c: Context<AppEnv>): string {
+  return resolveClientIp(
+    peerAddress(c),
+    c.req.header("X-Forwarded-For"),
+    c.var.deps.config.TRUST_PROXY_HOPS,
+  );
+}
+
+/** One JSON line per request, after the response is known. */
+export function accessLog(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    await next();
+    c.var.deps.log.info("request", {
+      requestId: c.var.requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      clientIp: clientIpOf(c),
+      ...c.var.logFields,
+    });
+  };
+}

@@ -1,0 +1,49 @@
+import { z } from "@hono/zod-openapi";
+import { type ErrorCode, ErrorSchema, RateLimitErrorSchema } from "./errors.ts";
+
+export const RATE_LIMIT_HEADERS = z.object({
+  "Retry-After": z.string().openapi({ description: "Seconds to wait (integer).", example: "42" }),
+  "X-RateLimit-Limit": z.string().openapi({
+    description: "Requests allowed per window (integer).",
+    example: "20",
+  }),
+  "X-RateLimit-Remaining": z.string().openapi({
+    description: "Requests remaining in the current window (integer).",
+    example: "0",
+  }),
+  "X-RateLimit-Reset": z.string().openapi({
+    description: "Unix epoch milliseconds at which the window resets (integer).",
+    example: "1767225600000",
+  }),
+});
+
+type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 413 | 429 | 500 | 502 | 503;
+
+/**
+ * Documented error responses of one operation: each status with its meaning and the codes it
+ * carries, all with the envelope schema (429 with RateLimitError and its headers).
+ */
+export function errorResponses(
+  statuses: Partial<Record<ErrorStatus, { when: string; codes: ErrorCode[] }>>,
+) {
+  return Object.fromEntries(
+    Object.entries(statuses).map(([status, { when, codes }]) => {
+      const description = `${when} Codes: ${codes.join(", ")}.`;
+      if (status === "429") {
+        return [status, {
+          description,
+          headers: RATE_LIMIT_HEADERS,
+          content: { "application/json": { schema: RateLimitErrorSchema } },
+        }];
+      }
+      if (status === "405") {
+        return [status, {
+          description,
+          headers: z.object({ Allow: z.string().openapi({ example: "POST, OPTIONS" }) }),
+          content: { "application/json": { schema: ErrorSchema } },
+        }];
+      }
+      return [status, { description, content: { "application/json": { schema: ErrorSchema } } }];
+    }),
+  );
+}

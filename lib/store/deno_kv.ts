@@ -1,0 +1,140 @@
+import type { Clock, Store, StoredBlob, StoreKey, WindowVerdict } from "./store.ts";
+
+// KV values are capped at 64 KiB; leave room for the key and encoding overhead.
+const CHUNK_BYTES = 60_000;
+// Old chunks outlive their head a little, so a reader that raced a replacement can finish.
+const EXPIRY_SLACK_MS = 60_000;
+// Sliding-window updates retry on version conflicts; past this the limiter gives up (fails open).
+const MAX_ATOMIC_ATTEMPTS = 64;
+
+interface ValueRecord {
+  value: unknown;
+  expiresAt: number;
+}
+
+interface BlobHead {
+  version: string;
+  chunks: number;
+  size: number;
+  meta: Record<string, unknown>;
+  expiresAt: number;
+}
+
+/** Opens a Deno KV store at `path` (`:memory:`, a file, a KV Connect URL, or Deno's default). */
+export async function openKvStore(path: string | undefined, clock: Clock): Promise<Store> {
+  const kv = await Deno.openKv(path);
+  return createKvStore(kv, clock);
+}
+
+/** The Store contract on an open Deno KV handle; closing the store closes the handle. */
+export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
+  const valueKey = (key: StoreKey) => ["value", ...key];
+  const headKey = (key: StoreKey) => ["blob", ...key];
+  const chunkPrefix = (version: string) => ["blob_chunk", version];
+
+  async function deleteChunks(version: string) {
+    for await (const entry of kv.list({ prefix: chunkPrefix(version) })) {
+      await kv.delete(entry.key);
+    }
+  }
+
+  async function readChunks(head: BlobHead): Promise<Uint8Array | null> {
+    const bytes = new Uint8Array(head.size);
+    let offset = 0;
+    let count = 0;
+    for await (const entry of kv.list<Uint8Array>({ prefix: chunkPrefix(head.version) })) {
+      if (offset + entry.value.byteLength > head.size) return null;
+      bytes.set(entry.value, offset);
+      offset += entry.value.byteLength;
+      count++;
+    }
+    return count === head.chunks && offset === head.size ? bytes : null;
+  }
+
+  return {
+    kind: "deno-kv",
+
+    async getValue<T>(key: StoreKey) {
+      const entry = await kv.get<ValueRecord>(valueKey(key));
+      if (!entry.value || entry.value.expiresAt <= clock.now()) return null;
+      return entry.value.value as T;
+    },
+
+    async setValue(key, value, ttlMs) {
+      const record: ValueRecord = { value, expiresAt: clock.now() + ttlMs };
+      await kv.set(valueKey(key), record, { expireIn: ttlMs });
+    },
+
+    async getBlob(key) {
+      // A replacement may delete the chunks between our head read and chunk read: retry once.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const head = await kv.get<BlobHead>(headKey(key));
+        if (!head.value || head.value.expiresAt <= clock.now()) return null;
+        const bytes = await readChunks(head.value);
+        if (bytes) return { bytes, meta: head.value.meta };
+      }
+      return null;
+    },
+
+    async setBlob(key, blob: StoredBlob, ttlMs) {
+      const version = crypto.randomUUID();
+      const expireIn = ttlMs + EXPIRY_SLACK_MS;
+      const chunks = Math.max(1, Math.ceil(blob.bytes.byteLength / CHUNK_BYTES));
+      await Promise.all(
+        Array.from({ length: chunks }, (_, i) =>
+          kv.set(
+            [...chunkPrefix(version), i],
+            blob.bytes.subarray(i * CHUNK_BYTES, (i + 1) * CHUNK_BYTES),
+            { expireIn },
+          )),
+      );
+      const previous = await kv.get<BlobHead>(headKey(key));
+      const head: BlobHead = {
+        version,
+        chunks,
+        size: blob.bytes.byteLength,
+        meta: blob.meta,
+        expiresAt: clock.now() + ttlMs,
+      };
+      // The head switches only after every chunk is durable: readers see old or new, never a mix.
+      await kv.set(headKey(key), head, { expireIn });
+      if (previous.value && previous.value.version !== version) {
+        await deleteChunks(previous.value.version);
+      }
+    },
+
+    async deleteBlobs(prefix) {
+      let deleted = 0;
+      for await (const entry of kv.list<BlobHead>({ prefix: headKey(prefix) })) {
+        await kv.delete(entry.key);
+        await deleteChunks(entry.value.version);
+        if (entry.value.expiresAt > clock.now()) deleted++;
+      }
+      return deleted;
+    },
+
+    async hitWindow(key, limit, windowMs): Promise<WindowVerdict> {
+      const windowKey = ["window", ...key];
+      for (let attempt = 0; attempt < MAX_ATOMIC_ATTEMPTS; attempt++) {
+        const now = clock.now();
+        const entry = await kv.get<number[]>(windowKey);
+        const hits = (entry.value ?? []).filter((t) => t > now - windowMs);
+        const allowed = hits.length < limit;
+        if (allowed) hits.push(now);
+        const resetAt = (hits[0] ?? now) + windowMs;
+        const verdict = { allowed, limit, remaining: Math.max(0, limit - hits.length), resetAt };
+        if (!allowed) return verdict;
+        // Compare-and-set on the versionstamp makes concurrent hits serialise exactly.
+        const result = await kv.atomic().check(entry).set(windowKey, hits, { expireIn: windowMs })
+          .commit();
+        if (result.ok) return verdict;
+      }
+      throw new Error("rate window stayed contended");
+    },
+
+    close() {
+      kv.close();
+      return Promise.resolve();
+    },
+  };
+}

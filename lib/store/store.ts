@@ -1,0 +1,42 @@
+/** Keys are short string paths; each backend maps them onto its own key space. */
+export type StoreKey = readonly string[];
+
+/** A binary value with small JSON metadata, stored torn-free (chunks, then an atomic head). */
+export interface StoredBlob {
+  bytes: Uint8Array;
+  meta: Record<string, unknown>;
+}
+
+/** Outcome of one hit on a sliding-window counter. */
+export interface WindowVerdict {
+  allowed: boolean;
+  limit: number;
+  /** Hits still allowed in the window after this one. */
+  remaining: number;
+  /** Epoch ms at which the oldest counted hit leaves the window. */
+  resetAt: number;
+}
+
+/**
+ * The one storage contract behind the capture cache, the post cache and the rate limiter.
+ * Expiry is checked against the injected clock on read, because backend TTLs are best effort.
+ */
+export interface Store {
+  readonly kind: "deno-kv" | "upstash-redis";
+  getValue<T>(key: StoreKey): Promise<T | null>;
+  setValue(key: StoreKey, value: unknown, ttlMs: number): Promise<void>;
+  getBlob(key: StoreKey): Promise<StoredBlob | null>;
+  setBlob(key: StoreKey, blob: StoredBlob, ttlMs: number): Promise<void>;
+  /** Deletes every blob whose key starts with `prefix`; returns how many were deleted. */
+  deleteBlobs(prefix: StoreKey): Promise<number>;
+  /** Counts a hit for `key` unless `limit` hits already fall within the last `windowMs`. */
+  hitWindow(key: StoreKey, limit: number, windowMs: number): Promise<WindowVerdict>;
+  close(): Promise<void>;
+}
+
+/** Injected time source, so expiry and windows are testable without sleeping. */
+export interface Clock {
+  now(): number;
+}
+
+export const SYSTEM_CLOCK: Clock = { now: () => Date.now() };

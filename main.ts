@@ -1,0 +1,49 @@
+import { createApp } from "./app.ts";
+import { ConfigError, parseConfig } from "./lib/config.ts";
+import { createLogger } from "./lib/log.ts";
+import { openKvStore } from "./lib/store/deno_kv.ts";
+import { SYSTEM_CLOCK } from "./lib/store/store.ts";
+
+// In-flight requests get this long to finish after SIGTERM before we exit anyway.
+const DRAIN_TIMEOUT_MS = 20_000;
+
+async function main() {
+  let config;
+  try {
+    config = parseConfig(Deno.env.toObject());
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    Deno.exit(2);
+  }
+  const log = createLogger(config.LOG_LEVEL);
+  const clock = SYSTEM_CLOCK;
+  const store = await openKvStore(config.KV_PATH, clock);
+  const app = createApp({ config, store, log, clock, fetch: globalThis.fetch });
+
+  const server = Deno.serve({
+    port: config.PORT,
+    hostname: config.HOST,
+    onListen: ({ hostname, port }) => log.info("listening", { hostname, port, store: store.kind }),
+  }, app.fetch);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info("shutting down", { signal, drainTimeoutMs: DRAIN_TIMEOUT_MS });
+    const drained = await Promise.race([
+      server.shutdown().then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), DRAIN_TIMEOUT_MS)),
+    ]);
+    if (!drained) log.warn("drain timed out; closing with requests in flight");
+    await store.close();
+    log.info("stopped");
+    Deno.exit(0);
+  };
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    Deno.addSignalListener(signal, () => void shutdown(signal));
+  }
+}
+
+if (import.meta.main) await main();
