@@ -1,0 +1,45 @@
+import { createApp } from "../../app.ts";
+import type { AppDeps } from "../../lib/app_env.ts";
+import { parseConfig } from "../../lib/config.ts";
+import { createMemoryLogger } from "../../lib/log.ts";
+import { createKvStore } from "../../lib/store/deno_kv.ts";
+import type { Clock } from "../../lib/store/store.ts";
+
+/** A clock tests move by hand instead of sleeping. */
+export function manualClock(start = Date.UTC(2026, 0, 1)): Clock & { advance(ms: number): void } {
+  let now = start;
+  return { now: () => now, advance: (ms) => void (now += ms) };
+}
+
+export interface TestAppOptions {
+  /** Environment variables as an operator would set them (CONFIG.md names). */
+  env?: Record<string, string>;
+  /** Components to use instead of the defaults (in-memory KV, memory logger, real clock). */
+  deps?: Partial<AppDeps>;
+}
+
+/** An app over an in-memory KV store; `close()` releases everything the helper opened. */
+export async function createTestApp(options: TestAppOptions = {}) {
+  const log = createMemoryLogger();
+  const clock = options.deps?.clock ?? { now: () => Date.now() };
+  const kv = await Deno.openKv(":memory:");
+  const deps: AppDeps = {
+    config: parseConfig(options.env ?? {}),
+    store: createKvStore(kv, clock),
+    log,
+    clock,
+    fetch: globalThis.fetch,
+    ...options.deps,
+  };
+  const app = createApp(deps);
+  return {
+    app,
+    deps,
+    log,
+    /** Closes the in-memory KV (through the store when the default store was used). */
+    async close() {
+      if (options.deps?.store) kv.close();
+      else await deps.store.close();
+    },
+  };
+}
