@@ -1,0 +1,45 @@
+/** The capture contract shared by the browser backends and the screenshot service. */
+
+export const DEVICE_TYPES = ["desktop", "mobile"] as const;
+export type DeviceType = typeof DEVICE_TYPES[number];
+
+export const COLOR_SCHEMES = ["light", "dark"] as const;
+export type ColorScheme = typeof COLOR_SCHEMES[number];
+
+/** Viewports in CSS pixels at device scale 1 (SPEC 2.1). */
+export const VIEWPORTS: Record<DeviceType, { width: number; height: number }> = {
+  desktop: { width: 1920, height: 1080 },
+  mobile: { width: 375, height: 667 },
+};
+
+/** One render: `url` is already validated and normalised (lib/capture/target_url.ts). */
+export interface CaptureJob {
+  url: string;
+  deviceType: DeviceType;
+  colorScheme: ColorScheme;
+}
+
+export interface CaptureResult {
+  png: Uint8Array;
+  /** Name of the backend that rendered it, e.g. "chromium-local" or "chromium-remote". */
+  strategy: string;
+  /** HTTP status of the main document, or null when unknown. */
+  targetStatus: number | null;
+}
+
+export interface CaptureBackendStatus {
+  name: string;
+  state: "ready" | "starting" | "down";
+  detail?: string;
+}
+
+/**
+ * Renders pages. Failures are thrown as ApiError: 408 upstream_timeout, 400 invalid_url
+ * (name does not resolve / forbidden address), 500 upstream_failed (cannot load), 503
+ * upstream_unavailable (no backend can run).
+ */
+export interface Capturer {
+  capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult>;
+  status(): CaptureBackendStatus[];
+  close(): Promise<void>;
+}
