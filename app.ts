@@ -1,7 +1,7 @@
 import { HTTPException } from "hono/http-exception";
 import { bodyLimit } from "hono/body-limit";
 import type { AppDeps } from "./lib/app_env.ts";
-import { ApiError } from "./lib/errors.ts";
+import { ApiError, ErrorSchema, RateLimitErrorSchema } from "./lib/errors.ts";
 import { errorResponse } from "./lib/respond.ts";
 import { createRouter, METHOD_PROBE, methodNotAllowed } from "./lib/router.ts";
 import { accessLog, requestId } from "./lib/middleware.ts";
@@ -14,6 +14,9 @@ const DEFAULT_BODY_LIMIT = 64 * 1024;
 /** Builds the whole service from ready-made components; no side effects beyond routing. */
 export function createApp(deps: AppDeps) {
   const app = createRouter();
+  // Published even before any route refers to them: every failure anywhere uses them.
+  app.openAPIRegistry.register("Error", ErrorSchema);
+  app.openAPIRegistry.register("RateLimitError", RateLimitErrorSchema);
 
   app.use("*", async (c, next) => {
     c.set("deps", deps);
