@@ -1,0 +1,25 @@
+# Shotline: Deno + Debian's Chromium, run as a non-root user under tini.
+FROM denoland/deno:debian-2.9.6
+
+# Chromium for local captures, fonts so CJK and emoji render, tini to reap Chromium's zombies.
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      chromium fonts-noto-cjk fonts-noto-color-emoji fonts-liberation tini ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+# Dependencies first, so source edits do not re-download them.
+COPY deno.json deno.lock ./
+RUN deno install --frozen
+COPY . .
+RUN deno cache --frozen main.ts && mkdir -p /app/data && chown -R deno:deno /app
+
+USER deno
+ENV PORT=8000 HOST=0.0.0.0 CHROME_PATH=/usr/bin/chromium KV_PATH=/app/data/shotline.kv
+EXPOSE 8000
+
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["deno", "eval", "const r = await fetch('http://127.0.0.1:' + (Deno.env.get('PORT') ?? '8000') + '/healthz'); Deno.exit(r.ok ? 0 : 1)"]
+
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["deno", "task", "start"]
