@@ -1,0 +1,18 @@
+import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
+import { openKvStore } from "./deno_kv.ts";
+import type { Clock, Store } from "./store.ts";
+import { createUpstashStore } from "./upstash_redis.ts";
+
+/** Upstash Redis when both UPSTASH_REDIS_REST_* variables are set, otherwise Deno KV. */
+export async function openStore(config: Config, clock: Clock, log: Logger): Promise<Store> {
+  if (config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN) {
+    return createUpstashStore({
+      url: config.UPSTASH_REDIS_REST_URL,
+      token: config.UPSTASH_REDIS_REST_TOKEN,
+      clock,
+      log,
+    });
+  }
+  return await openKvStore(config.KV_PATH, clock);
+}
