@@ -1,0 +1,161 @@
+/**
+ * Export benchmark (issue 3). Prints Markdown tables:
+ * 1. median time and output size per format x preset on synthetic 1920x1080 and 375x667
+ *    screenshots (PNG input, as the editor uploads), wasm path vs sharp path, with ratios;
+ * 2. median latency of a light POST /api/export over a real socket, idle and while 4 heavy
+ *    exports run, for the wasm Worker pool, wasm on the request thread, and sharp.
+ *
+ * deno run --allow-net --allow-env --allow-read --allow-write --allow-sys --allow-ffi bench/export.ts
+ */
+import {
+  createImageExporter,
+  createWasmExporter,
+  type ImageExporter,
+  planExport,
+} from "../lib/codecs/exporter.ts";
+import {
+  EXPORT_FORMATS,
+  type ExportFormat,
+  QUALITY_PRESETS,
+  type QualityPreset,
+} from "../lib/codecs/presets.ts";
+import { exportWithSharp, loadSharp } from "../lib/codecs/sharp_codecs.ts";
+import { exportWithWasm, initWasmCodecs } from "../lib/codecs/wasm_codecs.ts";
+import { encodeFixture, screenshotPixels } from "../tests/codecs_fixtures.ts";
+import { createTestApp } from "../tests/helpers/app.ts";
+
+const SIZES = [
+  { label: "1920x1080", width: 1920, height: 1080, runs: 5 },
+  { label: "375x667", width: 375, height: 667, runs: 9 },
+];
+const LIGHT_RUNS = 12;
+const HEAVY_CONCURRENCY = 4;
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const ms = (v: number) => v.toFixed(0);
+const kb = (v: number) => (v / 1024).toFixed(1);
+
+async function timeRuns(runs: number, fn: () => Promise<Uint8Array>) {
+  const size = (await fn()).length; // warm-up, not timed
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await fn();
+    times.push(performance.now() - started);
+  }
+  return { ms: median(times), size };
+}
+
+async function codecTable() {
+  const loaded = await loadSharp();
+  if (!("sharp" in loaded)) throw new Error(`sharp is needed for the comparison: ${loaded.reason}`);
+  await initWasmCodecs();
+  const rows = [
+    "| image | format | preset | wasm ms | sharp ms | wasm/sharp time | wasm KB | sharp KB | size ratio |",
+    "|---|---|---|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const size of SIZES) {
+    const input = await encodeFixture(screenshotPixels(size.width, size.height), "png");
+    for (const format of EXPORT_FORMATS) {
+      for (const preset of QUALITY_PRESETS) {
+        const plan = planExport(input, { format, preset });
+        // Both paths measured on the calling thread: codec cost only, no worker hand-off.
+        const wasm = await timeRuns(size.runs, () => exportWithWasm(input.slice(), plan));
+        const sharp = await timeRuns(size.runs, () => exportWithSharp(loaded.sharp, input, plan));
+        rows.push(
+          `| ${size.label} | ${format} | ${preset} | ${ms(wasm.ms)} | ${ms(sharp.ms)} | ` +
+            `${(wasm.ms / sharp.ms).toFixed(2)}x | ${kb(wasm.size)} | ${kb(sharp.size)} | ` +
+            `${(wasm.size / sharp.size).toFixed(3)} |`,
+        );
+      }
+    }
+  }
+  return rows.join("\n");
+}
+
+interface Upload {
+  bytes: Uint8Array;
+  format: ExportFormat;
+  preset: QualityPreset;
+}
+
+async function post(url: string, upload: Upload): Promise<number> {
+  const body = new FormData();
+  body.set("image", new File([upload.bytes.slice()], "screenshot.png", { type: "image/png" }));
+  body.set("format", upload.format);
+  body.set("qualityPreset", upload.preset);
+  const started = performance.now();
+  const res = await fetch(url, { method: "POST", body });
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`export answered ${res.status}`);
+  return performance.now() - started;
+}
+
+/** Light-request latency over a real socket, idle and with HEAVY_CONCURRENCY heavy exports. */
+async function latencyRow(label: string, exporter: ImageExporter, light: Upload, heavy: Upload) {
+  const { app, close } = await createTestApp({ deps: { exporter } });
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, app.fetch);
+  const url = `http://127.0.0.1:${server.addr.port}/api/export`;
+  try {
+    await post(url, light);
+    await post(url, heavy);
+    const idle = [];
+    for (let i = 0; i < LIGHT_RUNS; i++) idle.push(await post(url, light));
+    let loading = true;
+    let heavyDone = 0;
+    const heavyLoop = async () => {
+      while (loading) await post(url, heavy).then(() => heavyDone++);
+    };
+    const loops = Array.from({ length: HEAVY_CONCURRENCY }, heavyLoop);
+    const loaded = [];
+    for (let i = 0; i < LIGHT_RUNS; i++) loaded.push(await post(url, light));
+    loading = false;
+    await Promise.all(loops);
+    return `| ${label} | ${ms(median(idle))} | ${ms(median(loaded))} | ` +
+      `${(median(loaded) / median(idle)).toFixed(1)}x | ${heavyDone} |`;
+  } finally {
+    await server.shutdown();
+    await exporter.close();
+    await close();
+  }
+}
+
+async function latencyTable() {
+  const light: Upload = {
+    bytes: await encodeFixture(screenshotPixels(375, 667), "png"),
+    format: "webp",
+    preset: "medium",
+  };
+  const heavy: Upload = {
+    bytes: await encodeFixture(screenshotPixels(1920, 1080, 11), "png"),
+    format: "jpeg",
+    preset: "high",
+  };
+  const pool = createWasmExporter();
+  await pool.warm();
+  const inline = createWasmExporter({ inline: true });
+  await inline.warm();
+  const sharp = await createImageExporter();
+  return [
+    `Light: 375x667 PNG -> WebP medium. Heavy: 1920x1080 PNG -> JPEG high, ` +
+    `${HEAVY_CONCURRENCY} in flight at all times. ${LIGHT_RUNS} light requests each, ` +
+    `${navigator.hardwareConcurrency} cores.`,
+    "",
+    "| exporter | light alone, median ms | light with 4 heavy, median ms | slowdown | heavy exports finished meanwhile |",
+    "|---|---:|---:|---:|---:|",
+    await latencyRow("wasm, Worker pool", pool, light, heavy),
+    await latencyRow("wasm, request thread (no pool)", inline, light, heavy),
+    await latencyRow(`${sharp.encoder} (auto choice)`, sharp, light, heavy),
+  ].join("\n");
+}
+
+const started = performance.now();
+console.log("## Codecs: median time and size per format and preset (PNG input)\n");
+console.log(await codecTable());
+console.log("\n## POST /api/export over HTTP: a light export while heavy ones run\n");
+console.log(await latencyTable());
+console.log(`\nTotal ${((performance.now() - started) / 1000).toFixed(0)} s.`);

@@ -1,0 +1,64 @@
+/** Output formats, quality presets and the per-preset encoder settings (SPEC 2.3, issue 3). */
+
+export const EXPORT_FORMATS = ["png", "jpeg", "webp"] as const;
+export type ExportFormat = typeof EXPORT_FORMATS[number];
+
+export const QUALITY_PRESETS = ["high", "medium", "low"] as const;
+export type QualityPreset = typeof QUALITY_PRESETS[number];
+
+/** Input kinds recognised by their magic bytes. */
+export type ImageKind = "png" | "jpeg" | "webp";
+
+export const CONTENT_TYPES: Record<ExportFormat, string> = {
+  png: "image/png",
+  jpeg: "image/jpeg",
+  webp: "image/webp",
+};
+
+export const EXTENSIONS: Record<ExportFormat, string> = { png: "png", jpeg: "jpg", webp: "webp" };
+
+// Decompression-bomb guard: 50 MP of RGBA is 200 MB before any encoder buffers, and wasm memory
+// never shrinks, so anything larger is refused from the header before a decoder sees it.
+export const MAX_PIXELS = 50_000_000;
+// 16384 is the largest canvas side browsers reliably export; larger sides are almost always bombs.
+export const MAX_SIDE = 16384;
+
+export interface JpegSettings {
+  quality: number;
+  /** 1 = 4:4:4 (no chroma subsampling), 2 = 4:2:0. */
+  chromaSubsample: 1 | 2;
+}
+
+export interface PresetSettings {
+  /** MozJPEG, always progressive with optimised Huffman tables. */
+  jpeg: JpegSettings;
+  /** libwebp lossy quality; method (effort) is always WEBP_METHOD. */
+  webpQuality: number;
+  /** zlib level of the adaptive-filter PNG encoder (lossless at every preset). */
+  pngLevel: number;
+}
+
+/** libwebp method 4: its default speed/size balance, used at every preset. */
+export const WEBP_METHOD = 4;
+
+/** The preset table of issue 3 (from the original product and MEASURED.md). */
+export const PRESETS: Record<QualityPreset, PresetSettings> = {
+  // 4:4:4 at high: screenshots are full of coloured text, which 4:2:0 smears.
+  high: { jpeg: { quality: 90, chromaSubsample: 1 }, webpQuality: 90, pngLevel: 9 },
+  medium: { jpeg: { quality: 75, chromaSubsample: 2 }, webpQuality: 75, pngLevel: 6 },
+  low: { jpeg: { quality: 60, chromaSubsample: 2 }, webpQuality: 50, pngLevel: 6 },
+};
+
+/** Everything an encoder needs to know about one export, decided before decoding. */
+export interface ExportPlan {
+  kind: ImageKind;
+  format: ExportFormat;
+  preset: QualityPreset;
+  /** EXIF orientation 1..8 of the input (1 when absent); applied to the pixels. */
+  orientation: number;
+  /** Whether the input can carry transparency; PNG output keeps an alpha channel only then. */
+  hasAlpha: boolean;
+  /** Stored (pre-orientation) dimensions from the header. */
+  width: number;
+  height: number;
+}

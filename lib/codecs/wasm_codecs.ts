@@ -1,0 +1,131 @@
+/**
+ * The portable codec path: jSquash (MozJPEG, libwebp, Rust png) in WebAssembly plus the
+ * adaptive-filter PNG encoder. Needs no permissions, so it runs everywhere, Deno Deploy included.
+ */
+import encodeJpeg, { init as initJpegEncoder } from "@jsquash/jpeg/encode.js";
+import decodeJpeg, { init as initJpegDecoder } from "@jsquash/jpeg/decode.js";
+import encodeWebp, { init as initWebpEncoder } from "@jsquash/webp/encode.js";
+import decodeWebp, { init as initWebpDecoder } from "@jsquash/webp/decode.js";
+import decodePng, { init as initPngDecoder } from "@jsquash/png/decode.js";
+import { CodecError } from "./codec_error.ts";
+import { encodePng } from "./png_encoder.ts";
+import { flattenOnWhite, orientPixels, type Pixels, rgbOf } from "./pixels.ts";
+import { type ExportPlan, type ImageKind, PRESETS, WEBP_METHOD } from "./presets.ts";
+import * as modules from "./wasm_modules.js";
+
+// jSquash's typings only declare init(options); at run time the first argument may be the module.
+type InitWith = (module: WebAssembly.Module) => Promise<unknown>;
+
+const INITIALISERS: Record<string, () => Promise<unknown>> = {
+  jpegEncoder: () => (initJpegEncoder as InitWith)(modules.jpegEncoder),
+  jpegDecoder: () => (initJpegDecoder as InitWith)(modules.jpegDecoder),
+  webpEncoder: () => (initWebpEncoder as InitWith)(modules.webpEncoder),
+  webpDecoder: () => (initWebpDecoder as InitWith)(modules.webpDecoder),
+  pngDecoder: () => (initPngDecoder as InitWith)(modules.pngDecoder),
+};
+
+const DECODER_OF: Record<ImageKind, string> = {
+  jpeg: "jpegDecoder",
+  webp: "webpDecoder",
+  png: "pngDecoder",
+};
+
+let instantiated: Promise<unknown> | undefined;
+let warmed: Promise<void> | undefined;
+
+/** Every codec instantiated from the modules above (never from a file or URL). */
+function instantiate(): Promise<unknown> {
+  instantiated ??= Promise.all(Object.values(INITIALISERS).map((init) => init()));
+  return instantiated;
+}
+
+/** Instantiates every codec and runs each once: the first call is about 1.6x slower otherwise. */
+export function initWasmCodecs(): Promise<void> {
+  warmed ??= (async () => {
+    // Big enough for the JIT to compile the PNG filter loop, small enough to take a few ms.
+    const data = new Uint8Array(192 * 192 * 4).map((_, i) => (i * 2654435761) >>> 24);
+    const sample: Pixels = { data, width: 192, height: 192 };
+    const jpeg = await encodeWasm(sample, { format: "jpeg", preset: "high", hasAlpha: false });
+    const webp = await encodeWasm(sample, { format: "webp", preset: "medium", hasAlpha: true });
+    const png = await encodeWasm(sample, { format: "png", preset: "low", hasAlpha: true });
+    await encodeWasm(sample, { format: "png", preset: "low", hasAlpha: false });
+    await decodeWasm("jpeg", jpeg);
+    await decodeWasm("webp", webp);
+    await decodeWasm("png", png);
+  })();
+  return warmed;
+}
+
+/** Decodes PNG, JPEG or WebP bytes to 8-bit RGBA with the stored (unrotated) orientation. */
+export async function decodeWasm(kind: ImageKind, bytes: Uint8Array): Promise<Pixels> {
+  await instantiate();
+  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  try {
+    const image = kind === "jpeg"
+      // preserveOrientation false = the stored pixels; orientation is applied by orientPixels.
+      ? await decodeJpeg(buffer as ArrayBuffer, { preserveOrientation: false })
+      : kind === "webp"
+      ? await decodeWebp(buffer as ArrayBuffer)
+      : await decodePng(buffer as ArrayBuffer);
+    const { data, width, height } = image;
+    return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width, height };
+  } catch (error) {
+    // A trapped or aborted Emscripten module may be left unusable: start a fresh instance.
+    await INITIALISERS[DECODER_OF[kind]]().catch(() => {});
+    throw new CodecError("decode", error);
+  }
+}
+
+/** Encodes upright RGBA pixels at a preset; JPEG is flattened onto white first. */
+export async function encodeWasm(
+  pixels: Pixels,
+  plan: Pick<ExportPlan, "format" | "preset" | "hasAlpha">,
+): Promise<Uint8Array<ArrayBuffer>> {
+  await instantiate();
+  const settings = PRESETS[plan.preset];
+  const { width, height } = pixels;
+  try {
+    if (plan.format === "png") {
+      const data = plan.hasAlpha ? pixels.data : rgbOf(pixels.data);
+      return encodePng({ data, width, height, channels: plan.hasAlpha ? 4 : 3 }, settings.pngLevel);
+    }
+    const image = imageData(pixels);
+    if (plan.format === "jpeg") {
+      if (plan.hasAlpha) flattenOnWhite(pixels.data);
+      return new Uint8Array(
+        await encodeJpeg(image, {
+          quality: settings.jpeg.quality,
+          baseline: false,
+          progressive: true,
+          optimize_coding: true,
+          auto_subsample: false,
+          chroma_subsample: settings.jpeg.chromaSubsample,
+        }),
+      );
+    }
+    return new Uint8Array(
+      await encodeWebp(image, { quality: settings.webpQuality, method: WEBP_METHOD }),
+    );
+  } catch (error) {
+    throw new CodecError("encode", error);
+  }
+}
+
+/** The whole wasm export: decode, orient, (flatten), encode. Metadata is never copied. */
+export async function exportWithWasm(
+  input: Uint8Array,
+  plan: ExportPlan,
+): Promise<Uint8Array<ArrayBuffer>> {
+  await initWasmCodecs();
+  const decoded = await decodeWasm(plan.kind, input);
+  return encodeWasm(orientPixels(decoded, plan.orientation), plan);
+}
+
+function imageData(pixels: Pixels): ImageData {
+  const data = new Uint8ClampedArray(
+    pixels.data.buffer,
+    pixels.data.byteOffset,
+    pixels.data.byteLength,
+  );
+  return { data, width: pixels.width, height: pixels.height, colorSpace: "srgb" } as ImageData;
+}

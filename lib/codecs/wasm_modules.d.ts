@@ -1,0 +1,10 @@
+/** MozJPEG encoder (jSquash). */
+export declare const jpegEncoder: WebAssembly.Module;
+/** MozJPEG decoder (jSquash). */
+export declare const jpegDecoder: WebAssembly.Module;
+/** libwebp encoder, SIMD build (jSquash picks its SIMD glue on every runtime Deno supports). */
+export declare const webpEncoder: WebAssembly.Module;
+/** libwebp decoder (jSquash). */
+export declare const webpDecoder: WebAssembly.Module;
+/** PNG decoder (jSquash, Rust png crate). */
+export declare const pngDecoder: WebAssembly.Module;
