@@ -1,0 +1,77 @@
+/**
+ * The two processes bench/proxy.ts measures, so each one's RSS and CPU are its own:
+ *   deno run -A bench/proxy_server.ts upstream           a media host + syndication CDN
+ *   deno run -A bench/proxy_server.ts service <origin>   the service, upstreams at <origin>
+ * Each prints one JSON line `{"port":N}` on stdout when it listens, and exits on SIGTERM.
+ */
+import { createLogger } from "../lib/log.ts";
+import { DEFAULT_UPSTREAMS } from "../lib/upstreams.ts";
+import { createTestApp } from "../tests/helpers/app.ts";
+
+export const VIDEO_BYTES = 200 * 1024 * 1024;
+const CHUNK = new Uint8Array(1024 * 1024).fill(7);
+const POST = {
+  __typename: "Tweet",
+  id_str: "20",
+  text: "just setting up my twttr",
+  user: { name: "jack", screen_name: "jack", profile_image_url_https: "https://pbs.twimg.com/x" },
+  entities: { hashtags: [], urls: [], user_mentions: [], symbols: [] },
+  padding: "x".repeat(4000),
+};
+
+/** The local upstream: a 200 MB video/mp4 (or `?mb=N`), and one post. */
+function upstream(req: Request): Response {
+  const url = new URL(req.url);
+  if (url.pathname === "/tweet-result") return Response.json(POST);
+  const bytes = Number(url.searchParams.get("mb") ?? VIDEO_BYTES / 2 ** 20) * 2 ** 20;
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= bytes) return controller.close();
+      const chunk = CHUNK.subarray(0, Math.min(CHUNK.byteLength, bytes - sent));
+      sent += chunk.byteLength;
+      controller.enqueue(chunk);
+    },
+  });
+  return new Response(body, {
+    headers: { "content-type": "video/mp4", "content-length": String(bytes) },
+  });
+}
+
+async function service(origin: string) {
+  // The test helper's app: in-memory KV, no capture backend, a lazy exporter (unused here).
+  const t = await createTestApp({
+    deps: {
+      log: createLogger("warn"),
+      upstreams: { ...DEFAULT_UPSTREAMS, syndicationOrigin: origin, mediaOrigin: () => origin },
+    },
+  });
+  // Reference only: the same bytes handed to Deno.serve untouched (Rust-to-Rust copy, no guard),
+  // to show what the JS-side TransformStream (byte cap + idle timeout) costs.
+  const raw = async (req: Request) => {
+    const upstream = await fetch(`${origin}/bench.mp4${new URL(req.url).search}`);
+    return new Response(upstream.body, { headers: upstream.headers });
+  };
+  return {
+    fetch: (req: Request) =>
+      new URL(req.url).pathname === "/__bench/raw" ? raw(req) : t.app.fetch(req),
+    close: t.close,
+  };
+}
+
+async function main() {
+  const [role, origin] = Deno.args;
+  const app = role === "service" ? await service(origin) : { fetch: upstream, close() {} };
+  const server = Deno.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    onListen: ({ port }) => Deno.stdout.write(new TextEncoder().encode(`{"port":${port}}\n`)),
+  }, app.fetch);
+  Deno.addSignalListener("SIGTERM", async () => {
+    await server.shutdown();
+    await app.close();
+    Deno.exit(0);
+  });
+}
+
+if (import.meta.main) await main();

@@ -1,0 +1,171 @@
+import { ApiError } from "./errors.ts";
+import type { Logger } from "./log.ts";
+import { allowedMediaHost, isServableMediaType } from "./media_allowlist.ts";
+import { guardedStream } from "./media_stream.ts";
+import type { MediaHost, Upstreams } from "./upstreams.ts";
+
+// Media hosts redirect at most once or twice (CDN moves); a longer chain is a loop or a trick.
+export const MAX_REDIRECTS = 3;
+
+/** Client headers worth forwarding: ranges and revalidation. Cookies, referrer etc. never go. */
+const FORWARDED_REQUEST_HEADERS = ["range", "if-range", "if-none-match", "if-modified-since"];
+
+/** Upstream headers passed back; anything else (Set-Cookie above all) is dropped. */
+const PASSED_RESPONSE_HEADERS = [
+  "content-type",
+  "content-length",
+  "content-range",
+  "accept-ranges",
+  "etag",
+  "last-modified",
+];
+
+/** Sent with every proxied body: inert, embeddable anywhere, readable by canvases, cacheable. */
+export const MEDIA_SECURITY_HEADERS: Record<string, string> = {
+  "X-Content-Type-Options": "nosniff",
+  // Even if something active slipped through, opened directly it could run nothing.
+  "Content-Security-Policy": "default-src 'none'; sandbox",
+  "Cross-Origin-Resource-Policy": "cross-origin",
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Expose-Headers": "Content-Range, Accept-Ranges, ETag, Last-Modified",
+  "Cache-Control": "public, max-age=86400, immutable",
+};
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+export interface MediaProxyDeps {
+  fetch: typeof fetch;
+  upstreams: Upstreams;
+  log: Logger;
+}
+
+export interface MediaRequest {
+  /** The client's URL, already checked by parseMediaUrl. */
+  url: URL;
+  host: MediaHost;
+  method: "GET" | "HEAD";
+  headers: Headers;
+  /** Aborts when the client goes away. */
+  signal: AbortSignal;
+}
+
+/** Streams an allowlisted media file back: manual redirects, filters, caps and timeouts. */
+export async function proxyMedia(deps: MediaProxyDeps, req: MediaRequest): Promise<Response> {
+  const { upstreams } = deps;
+  const upstream = new AbortController();
+  const headerTimeout = new Error("media header timeout");
+  const clientGone = new Error("client disconnected");
+  const onClientGone = () => upstream.abort(clientGone);
+  // The client leaving aborts the upstream fetch, whether we are still waiting for headers or
+  // streaming (then the body cancel propagates too).
+  req.signal.addEventListener("abort", onClientGone, { once: true });
+  if (req.signal.aborted) onClientGone();
+  // Bounded wait for headers across all redirect hops; the body has its own idle timeout.
+  const timer = setTimeout(() => upstream.abort(headerTimeout), upstreams.mediaHeaderTimeoutMs);
+
+  let res: Response;
+  let host: MediaHost;
+  try {
+    ({ res, host } = await fetchFollowingRedirects(deps, req, upstream.signal));
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    if (upstream.signal.reason === headerTimeout) {
+      throw new ApiError(500, "upstream_timeout", "The media host did not answer in time.", {
+        hint: `No response within ${upstreams.mediaHeaderTimeoutMs} ms; retry later.`,
+      });
+    }
+    if (upstream.signal.reason !== clientGone) {
+      deps.log.warn("media fetch failed", { host: req.host, error });
+    }
+    throw new ApiError(500, "upstream_failed", "The media file could not be fetched.", {
+      hint: "The media host could not be reached; retry later.",
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+
+  if (res.status !== 200 && res.status !== 206 && res.status !== 304) {
+    await res.body?.cancel();
+    throw refused(`The media host answered HTTP ${res.status}.`);
+  }
+  const headers = new Headers(MEDIA_SECURITY_HEADERS);
+  for (const name of PASSED_RESPONSE_HEADERS) {
+    const value = res.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  if (res.status === 304) {
+    await res.body?.cancel();
+    return new Response(null, { status: 304, headers });
+  }
+  if (!isServableMediaType(res.headers.get("content-type"), host)) {
+    await res.body?.cancel();
+    throw refused("The upstream file is not an image, video or audio file the proxy serves.");
+  }
+  const declared = Number(res.headers.get("content-length") ?? "0");
+  if (declared > upstreams.mediaMaxBytes) {
+    await res.body?.cancel();
+    throw refused(`The file is larger than the proxy's ${upstreams.mediaMaxBytes}-byte limit.`);
+  }
+  if (req.method === "HEAD" || !res.body) {
+    // Hono answers HEAD by dropping our body without cancelling it: never hand it one.
+    await res.body?.cancel();
+    return new Response(null, { status: res.status, headers });
+  }
+  const body = res.body.pipeThrough(guardedStream({
+    maxBytes: upstreams.mediaMaxBytes,
+    idleMs: upstreams.mediaIdleTimeoutMs,
+    onTrip: (error) => {
+      deps.log.warn("media stream cut", { host, reason: error.reason, message: error.message });
+      upstream.abort(error);
+    },
+  }));
+  return new Response(body, { status: res.status, headers });
+}
+
+/** A 502: the media host answered, but not with something we may pass on. */
+function refused(hint: string): ApiError {
+  return new ApiError(502, "upstream_failed", "The media host refused the request.", { hint });
+}
+
+async function fetchFollowingRedirects(
+  deps: MediaProxyDeps,
+  req: MediaRequest,
+  signal: AbortSignal,
+): Promise<{ res: Response; host: MediaHost }> {
+  const headers = new Headers({
+    // Deno's fetch would otherwise ask for gzip and decode it, breaking ranges and lengths.
+    "Accept-Encoding": "identity",
+  });
+  for (const name of FORWARDED_REQUEST_HEADERS) {
+    const value = req.headers.get(name);
+    if (value !== null) headers.set(name, value);
+  }
+  let url = req.url;
+  let host = req.host;
+  for (let hop = 0;; hop++) {
+    const res = await deps.fetch(upstreamUrl(deps.upstreams, url, host), {
+      method: req.method,
+      headers,
+      redirect: "manual",
+      signal,
+    });
+    if (!REDIRECT_STATUSES.has(res.status)) return { res, host };
+    await res.body?.cancel();
+    if (hop >= MAX_REDIRECTS) throw refused(`More than ${MAX_REDIRECTS} redirects.`);
+    const location = res.headers.get("location");
+    if (!location) throw refused("The media host redirected without a Location.");
+    // Relative locations resolve against the original-space URL, never the rewritten one.
+    const next = URL.parse(location, url);
+    const nextHost = next && allowedMediaHost(next);
+    // Every hop passes the same allowlist as the client's URL, before anything is rewritten.
+    if (!next || !nextHost) throw refused("The media host redirected outside the allowlist.");
+    url = next;
+    host = nextHost;
+  }
+}
+
+/** The URL actually fetched: the host's configured origin plus the path and query (no hash). */
+function upstreamUrl(upstreams: Upstreams, url: URL, host: MediaHost): string {
+  // String concatenation, not `new URL(path, origin)`: a path like "//evil.test/x" must stay a path.
+  return upstreams.mediaOrigin(host).replace(/\/+$/, "") + url.pathname + url.search;
+}

@@ -1,0 +1,42 @@
+/** The four media hosts the proxy may fetch from (SPEC 4): images, assets, uploads, video. */
+export const MEDIA_HOSTS = [
+  "pbs.twimg.com",
+  "abs.twimg.com",
+  "ton.twimg.com",
+  "video.twimg.com",
+] as const;
+
+export type MediaHost = typeof MEDIA_HOSTS[number];
+
+/**
+ * Where outbound requests go, and the budgets that bound them. Production uses the real hosts
+ * through Deno's fetch (so HTTPS_PROXY / DENO_CERT apply); tests point the origins at loopback
+ * servers. The allowlist is always checked on the client's original URL, never on these origins.
+ */
+export interface Upstreams {
+  /** Origin of the public syndication interface (`/tweet-result` is appended). */
+  syndicationOrigin: string;
+  /** Origin a request for an allowlisted host is sent to (path and query are kept). */
+  mediaOrigin(host: MediaHost): string;
+  /** Whole budget of one post lookup, headers and body. */
+  postTimeoutMs: number;
+  /** Budget until the media host's response headers arrive, redirects included. */
+  mediaHeaderTimeoutMs: number;
+  /** Longest pause allowed between two body chunks of a media response. */
+  mediaIdleTimeoutMs: number;
+  /** Most bytes one media response may carry. */
+  mediaMaxBytes: number;
+}
+
+export const DEFAULT_UPSTREAMS: Upstreams = {
+  syndicationOrigin: "https://cdn.syndication.twimg.com",
+  mediaOrigin: (host) => `https://${host}`,
+  // The editor waits on this call; the syndication CDN answers in well under a second.
+  postTimeoutMs: 5_000,
+  // A media host that has not answered in 10 s is down for our purposes.
+  mediaHeaderTimeoutMs: 10_000,
+  // A body stalled for 20 s (upstream silent or client not reading) holds sockets for nothing.
+  mediaIdleTimeoutMs: 20_000,
+  // Posted videos stay under 512 MB; a cap keeps one request from streaming forever.
+  mediaMaxBytes: 512 * 1024 * 1024,
+};

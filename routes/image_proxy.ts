@@ -1,0 +1,110 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { parseMediaUrl } from "../lib/media_allowlist.ts";
+import { proxyMedia } from "../lib/media_proxy.ts";
+import { errorResponses } from "../lib/openapi.ts";
+import { createRouter } from "../lib/router.ts";
+
+const QuerySchema = z.object({
+  url: z.string().min(1, "must not be empty").openapi({
+    param: { name: "url", in: "query" },
+    format: "uri",
+    description: "Absolute https URL of a media file on pbs.twimg.com, abs.twimg.com, " +
+      "ton.twimg.com or video.twimg.com (URL-encoded).",
+    example: "https://pbs.twimg.com/media/FpZ3Xz0aYAE0nFv.jpg",
+  }),
+});
+
+const binary = z.string().openapi({ format: "binary" });
+const mediaContent = {
+  "image/*": { schema: binary },
+  "video/*": { schema: binary },
+  "audio/*": { schema: binary },
+};
+
+const header = (description: string, example: string) =>
+  z.string().optional().openapi({ description, example });
+
+const MediaHeaders = z.object({
+  "Content-Type": z.string().openapi({ example: "image/jpeg" }),
+  "Content-Length": header("Passed on from the media host when it sent one.", "48213"),
+  "Content-Range": header("On 206 answers.", "bytes 0-1023/48213"),
+  "Accept-Ranges": header("Passed on from the media host.", "bytes"),
+  ETag: header("Passed on from the media host.", '"3f2a"'),
+  "Last-Modified": header("Passed on from the media host.", "Tue, 02 Jan 2024 10:00:00 GMT"),
+  "Cache-Control": z.string().openapi({ example: "public, max-age=86400, immutable" }),
+  "Access-Control-Allow-Origin": z.string().openapi({ example: "*" }),
+  "Cross-Origin-Resource-Policy": z.string().openapi({ example: "cross-origin" }),
+  "X-Content-Type-Options": z.string().openapi({ example: "nosniff" }),
+  "Content-Security-Policy": z.string().openapi({ example: "default-src 'none'; sandbox" }),
+});
+
+const proxyRoute = createRoute({
+  method: "get",
+  path: "/api/image-proxy",
+  operationId: "proxySocialImage",
+  tags: ["Posts"],
+  summary: "Stream a social-network media file through this origin",
+  description: "Streams an image, video or audio file from one of four media hosts " +
+    "(pbs.twimg.com, abs.twimg.com, ton.twimg.com, video.twimg.com) through the service's " +
+    "origin with CORS headers, so a canvas that draws it is not tainted. https only, exact host " +
+    "match, no userinfo or port. Range and conditional requests (If-None-Match, " +
+    "If-Modified-Since) are forwarded; HEAD is answered. SVG, HTML, scripts and untyped bodies " +
+    "are refused. Redirects are followed (at most 3) only within the same four hosts.",
+  request: { query: QuerySchema },
+  responses: {
+    200: { description: "The media file.", headers: MediaHeaders, content: mediaContent },
+    206: {
+      description: "Part of the media file, for a Range request.",
+      headers: MediaHeaders,
+      content: mediaContent,
+    },
+    304: {
+      description: "Not modified, for a conditional request.",
+      headers: MediaHeaders.omit({ "Content-Type": true, "Content-Range": true }),
+    },
+    ...errorResponses({
+      400: {
+        when: "url is missing, or is not a valid absolute URL.",
+        codes: ["invalid_request", "invalid_url"],
+      },
+      403: {
+        when: "The URL is not https on one of the four media hosts.",
+        codes: ["forbidden_domain"],
+      },
+      500: {
+        when: "The media host could not be reached or did not answer in time.",
+        codes: ["upstream_failed", "upstream_timeout"],
+      },
+      502: {
+        when: "The media host refused (4xx/5xx, the hint names its status), redirected " +
+          "elsewhere, or sent a type or size the proxy does not serve.",
+        codes: ["upstream_failed"],
+      },
+    }),
+  },
+});
+
+/** GET (and HEAD) /api/image-proxy: the allowlisted media proxy. */
+export function createImageProxyRouter() {
+  const router = createRouter();
+  router.use(proxyRoute.path, async (c, next) => {
+    await next();
+    // Errors too, so a cross-origin editor can read why a media file was refused.
+    if (!c.res.headers.has("Access-Control-Allow-Origin")) {
+      c.res.headers.set("Access-Control-Allow-Origin", "*");
+    }
+  });
+  return router.openapi(proxyRoute, (c) => {
+    const { url, host } = parseMediaUrl(c.req.valid("query").url);
+    c.var.logFields.mediaHost = host;
+    const { fetch, upstreams, log } = c.var.deps;
+    return proxyMedia({ fetch, upstreams, log }, {
+      url,
+      host,
+      // Hono runs GET handlers for HEAD; c.req.method still says which one the client sent.
+      method: c.req.method === "HEAD" ? "HEAD" : "GET",
+      headers: c.req.raw.headers,
+      signal: c.req.raw.signal,
+    });
+  });
+}
