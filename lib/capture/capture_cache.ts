@@ -1,0 +1,111 @@
+import { withTimeout } from "../deadline.ts";
+import type { Logger } from "../log.ts";
+import type { Store, StoreKey } from "../store/store.ts";
+import type { CaptureJob, CaptureResult } from "./types.ts";
+
+// A slow store must not hold a capture hostage: past these, a read is a miss and a write is
+// skipped (the request still gets its image).
+export const CACHE_READ_TIMEOUT_MS = 1_000;
+export const CACHE_WRITE_TIMEOUT_MS = 3_000;
+
+/** A capture as the cache returns it. */
+export interface CachedCapture extends CaptureResult {
+  /** Epoch ms of the render. */
+  capturedAt: number;
+}
+
+export interface CaptureCache {
+  get(job: CaptureJob): Promise<CachedCapture | null>;
+  set(job: CaptureJob, capture: CachedCapture): Promise<void>;
+  /** Removes every variant (device, scheme) of one normalised URL; returns the count. */
+  purgeUrl(url: string): Promise<number>;
+  /** Removes every cached capture; returns the count. */
+  purgeAll(): Promise<number>;
+}
+
+export interface CaptureCacheOptions {
+  store: Store;
+  log: Logger;
+  ttlMs: number;
+}
+
+const ROOT = "capture";
+
+/**
+ * The prefix of every variant of one URL. The URL is hashed so keys stay short whatever its
+ * length (Deno KV keys are capped at 2 KiB) and carry no user text.
+ */
+export async function captureUrlKey(url: string): Promise<StoreKey> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(url));
+  const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return [ROOT, hex];
+}
+
+/** The cache key of one job: normalised URL, device type, colour scheme (SPEC 2.2). */
+export async function captureKey(job: CaptureJob): Promise<StoreKey> {
+  return [...await captureUrlKey(job.url), job.deviceType, job.colorScheme];
+}
+
+/** Captures in the store; store failures are logged and behave as a miss or a skipped write. */
+export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
+  const { store, log, ttlMs } = options;
+
+  return {
+    async get(job) {
+      try {
+        const blob = await withTimeout(
+          store.getBlob(await captureKey(job)),
+          CACHE_READ_TIMEOUT_MS,
+          "capture cache read",
+        );
+        if (!blob) return null;
+        const { strategy, capturedAt, targetStatus } = blob.meta;
+        // A record from another version of the service is a miss, not a crash.
+        if (typeof strategy !== "string" || typeof capturedAt !== "number") return null;
+        return {
+          png: blob.bytes,
+          strategy,
+          capturedAt,
+          targetStatus: typeof targetStatus === "number" ? targetStatus : null,
+        };
+      } catch (error) {
+        log.warn("capture cache read failed", { error });
+        return null;
+      }
+    },
+
+    async set(job, capture) {
+      try {
+        const meta = {
+          url: job.url,
+          strategy: capture.strategy,
+          capturedAt: capture.capturedAt,
+          targetStatus: capture.targetStatus,
+        };
+        await withTimeout(
+          store.setBlob(await captureKey(job), { bytes: capture.png, meta }, ttlMs),
+          CACHE_WRITE_TIMEOUT_MS,
+          "capture cache write",
+        );
+      } catch (error) {
+        log.warn("capture cache write failed", { error });
+      }
+    },
+
+    async purgeUrl(url) {
+      return await store.deleteBlobs(await captureUrlKey(url));
+    },
+
+    purgeAll() {
+      return store.deleteBlobs([ROOT]);
+    },
+  };
+}
+
+/** The cache of an app, from its config (CACHE_TTL_SECONDS). */
+export function captureCacheOf(
+  deps: { store: Store; log: Logger; config: { CACHE_TTL_SECONDS: number } },
+): CaptureCache {
+  const { store, log, config } = deps;
+  return createCaptureCache({ store, log, ttlMs: config.CACHE_TTL_SECONDS * 1000 });
+}

@@ -1,0 +1,162 @@
+import { ApiError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { Clock } from "../store/store.ts";
+import type { CachedCapture, CaptureCache } from "./capture_cache.ts";
+import { createCaptureSlots } from "./capture_slots.ts";
+import type { CaptureJob, Capturer } from "./types.ts";
+
+/** What a request gets: the image, who made it, and whether it came from the cache. */
+export interface ScreenshotOutcome extends CachedCapture {
+  cached: boolean;
+}
+
+export interface TakeOptions {
+  /** Bypass the cache and replace the entry (SPEC 2.1 forceRefresh). */
+  forceRefresh?: boolean;
+  /** The client's request signal: when every waiter of a render is gone, the render is aborted. */
+  signal?: AbortSignal;
+}
+
+export interface ScreenshotService {
+  take(job: CaptureJob, options?: TakeOptions): Promise<ScreenshotOutcome>;
+  stats(): { running: number; queued: number; flights: number };
+}
+
+export interface ScreenshotServiceOptions {
+  capturer: Capturer;
+  cache: CaptureCache;
+  log: Logger;
+  clock: Clock;
+  /** MAX_CONCURRENT_CAPTURES. */
+  maxConcurrent: number;
+  /** Renders that may wait for a slot; beyond that 503. Default 4x maxConcurrent. */
+  maxQueued?: number;
+  /** Backstop for a capturer that never settles (it has its own CAPTURE_TIMEOUT_MS ladder). */
+  hardTimeoutMs: number;
+}
+
+/** One render in progress, shared by every identical request that arrives meanwhile. */
+interface Flight {
+  key: string;
+  /** Started for a forceRefresh request: it began after that request asked for fresh pixels. */
+  forced: boolean;
+  controller: AbortController;
+  waiters: number;
+  promise: Promise<CachedCapture>;
+}
+
+/** The reason given to a waiter whose own client went away. */
+function cancelledError(): ApiError {
+  return new ApiError(
+    408,
+    "upstream_timeout",
+    "The request was cancelled before the capture " +
+      "finished.",
+    { hint: "Keep the connection open until the capture completes." },
+  );
+}
+
+/** The deadline's error: the capturer ignored its own timeouts. */
+function hardTimeoutError(ms: number): ApiError {
+  return new ApiError(408, "upstream_timeout", `The capture did not finish within ${ms} ms.`, {
+    hint: "Try again later, or try a lighter page.",
+  });
+}
+
+/**
+ * Cache, single flight and bounded concurrency in front of a Capturer: a hit is served from
+ * the cache; a miss (or forceRefresh) joins the identical render in progress or starts one,
+ * which waits for one of `maxConcurrent` slots in a bounded queue, then is cached.
+ */
+export function createScreenshotService(options: ScreenshotServiceOptions): ScreenshotService {
+  const { capturer, cache, log, clock, maxConcurrent, hardTimeoutMs } = options;
+  const slots = createCaptureSlots(maxConcurrent, options.maxQueued ?? maxConcurrent * 4);
+  const flights = new Map<string, Flight>();
+
+  async function render(job: CaptureJob, signal: AbortSignal): Promise<CachedCapture> {
+    const release = await slots.acquire(signal);
+    const deadline = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const work = capturer.capture(job, AbortSignal.any([signal, deadline.signal]));
+      work.catch(() => {}); // after the deadline nobody awaits it
+      const expired = new Promise<never>((_, reject) => {
+        // Why: a hung capturer would hold its slot forever and starve the queue.
+        timer = setTimeout(() => {
+          deadline.abort();
+          reject(hardTimeoutError(hardTimeoutMs));
+        }, hardTimeoutMs);
+      });
+      const result = await Promise.race([work, expired]);
+      return { ...result, capturedAt: clock.now() };
+    } catch (error) {
+      if (error instanceof ApiError || signal.aborted) throw error;
+      log.error("capture failed", { url: job.url, error });
+      throw new ApiError(500, "upstream_failed", "The screenshot could not be produced.", {
+        hint: "Check that the page loads in a browser, then retry.",
+      });
+    } finally {
+      clearTimeout(timer);
+      release();
+    }
+  }
+
+  function startFlight(key: string, job: CaptureJob, forced: boolean): Flight {
+    const controller = new AbortController();
+    const promise = render(job, controller.signal)
+      .then(async (capture) => {
+        // Only the current flight of a key writes: an older render that finishes after a
+        // forceRefresh render must not put its older image back.
+        if (flights.get(key) === flight) await cache.set(job, capture);
+        return capture;
+      })
+      .finally(() => {
+        if (flights.get(key) === flight) flights.delete(key);
+      });
+    promise.catch(() => {}); // every waiter may have left; the rejection is theirs
+    const flight: Flight = { key, forced, controller, waiters: 0, promise };
+    flights.set(key, flight);
+    return flight;
+  }
+
+  /** Waits for a flight on behalf of one request; the last waiter to leave aborts it. */
+  function join(flight: Flight, signal?: AbortSignal): Promise<CachedCapture> {
+    flight.waiters++;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        flight.waiters--;
+        if (flight.waiters === 0) {
+          if (flights.get(flight.key) === flight) flights.delete(flight.key);
+          flight.controller.abort(cancelledError());
+        }
+        reject(cancelledError());
+      };
+      const done = () => signal?.removeEventListener("abort", onAbort);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      flight.promise.then(
+        (capture) => (done(), resolve(capture)),
+        (error) => (done(), reject(error)),
+      );
+    });
+  }
+
+  return {
+    async take(job, { forceRefresh = false, signal } = {}) {
+      if (!forceRefresh) {
+        const hit = await cache.get(job);
+        if (hit) return { ...hit, cached: true };
+      }
+      if (signal?.aborted) throw cancelledError();
+      const key = `${job.url}\n${job.deviceType}\n${job.colorScheme}`;
+      let flight = flights.get(key);
+      // Plain requests join any render of the key. A forceRefresh request joins only a render
+      // started for another forceRefresh (a burst of identical refreshes renders once): a
+      // render started for a cache miss may have begun well before the refresh was asked for,
+      // so the refresh starts its own, which then becomes the one that writes the cache.
+      if (!flight || (forceRefresh && !flight.forced)) flight = startFlight(key, job, forceRefresh);
+      return { ...await join(flight, signal), cached: false };
+    },
+
+    stats: () => ({ ...slots.stats(), flights: flights.size }),
+  };
+}

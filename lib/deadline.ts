@@ -1,0 +1,20 @@
+/** Raised by `withTimeout` when the work did not settle in time. */
+export class TimeoutError extends Error {
+  constructor(what: string, ms: number) {
+    super(`${what} did not answer within ${ms} ms`);
+    this.name = "TimeoutError";
+  }
+}
+
+/**
+ * Settles like `work`, or rejects with TimeoutError after `ms`. The work itself keeps running
+ * (a store call cannot be cancelled); its late result or error is ignored.
+ */
+export function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(what, ms)), ms);
+  });
+  work.catch(() => {}); // a late failure after the timeout must not become an unhandled rejection
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,71 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Context } from "hono";
+import type { AppEnv } from "../lib/app_env.ts";
+import { captureCacheOf } from "../lib/capture/capture_cache.ts";
+import { parseTargetUrl } from "../lib/capture/target_url.ts";
+import type { Config } from "../lib/config.ts";
+import { ApiError } from "../lib/errors.ts";
+import { createRouter } from "../lib/router.ts";
+
+/** SHA-256 of both sides makes the comparison fixed-length, so no length leaks either. */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (s: string) => createHash("sha256").update(s).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+function requireToken(c: Context<AppEnv>, token: string) {
+  const given = c.req.header("Authorization")?.match(/^Bearer[ \t]+(\S+)[ \t]*$/i)?.[1];
+  // Constant-time compare: response timing must not reveal how much of a guess was right.
+  if (!given || !sameSecret(given, token)) {
+    throw new ApiError(401, "unauthorized", "A valid cache-admin token is required.", {
+      headers: { "WWW-Authenticate": 'Bearer realm="cache-admin"' },
+    });
+  }
+}
+
+/**
+ * DELETE /api/cache?url=<absolute url> | ?all=true (CONFIG.md): operator-only, so registered
+ * with plain `router.delete` and absent from /openapi.json and /llms*.txt. Without
+ * CACHE_ADMIN_TOKEN the route does not exist at all (404 for every method).
+ */
+export function createCacheAdminRouter(config: Config) {
+  const router = createRouter();
+  const token = config.CACHE_ADMIN_TOKEN;
+  if (!token) return router;
+
+  router.delete("/api/cache", async (c) => {
+    requireToken(c, token);
+    const { all, url } = c.req.query();
+    const cache = captureCacheOf(c.var.deps);
+    let purge: () => Promise<number>;
+    if (all !== undefined) {
+      if (all !== "true") {
+        throw new ApiError(400, "unsupported_value", "all must be true.", {
+          hint: "Send ?all=true to purge every capture, or ?url=<absolute url> for one page.",
+        });
+      }
+      purge = () => cache.purgeAll();
+    } else if (url) {
+      // Purging fetches nothing, so any URL that could have been cached is accepted.
+      const normalised = parseTargetUrl(url, { allowPrivateNetwork: true });
+      purge = () => cache.purgeUrl(normalised);
+    } else {
+      throw new ApiError(400, "invalid_request", "Say what to purge.", {
+        hint: "Send ?url=<absolute url> to purge one page, or ?all=true to purge everything.",
+      });
+    }
+    let purged: number;
+    try {
+      purged = await purge();
+    } catch (error) {
+      c.var.deps.log.error("cache purge failed", { requestId: c.var.requestId, error });
+      throw new ApiError(503, "upstream_unavailable", "The cache store is unreachable.", {
+        hint: "Retry in a moment; check the store (KV_PATH or Upstash) if it persists.",
+      });
+    }
+    c.var.logFields.purged = purged;
+    c.header("Cache-Control", "no-store");
+    return c.json({ purged }, 200);
+  });
+  return router;
+}

@@ -1,0 +1,119 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { Buffer } from "node:buffer";
+import type { AppDeps } from "../lib/app_env.ts";
+import { captureCacheOf } from "../lib/capture/capture_cache.ts";
+import { createScreenshotService } from "../lib/capture/screenshot_service.ts";
+import { parseTargetUrl } from "../lib/capture/target_url.ts";
+import { ApiError } from "../lib/errors.ts";
+import { errorResponses } from "../lib/openapi.ts";
+import { enforceCaptureRateLimit } from "../lib/rate_limit.ts";
+import { createRouter, mountMethodProbe, validatedInput, validationError } from "../lib/router.ts";
+import {
+  SCREENSHOT_SUCCESS_HEADERS,
+  ScreenshotRequestSchema,
+  ScreenshotResponseSchema,
+} from "./screenshot_schemas.ts";
+
+const captureRoute = createRoute({
+  method: "post",
+  path: "/api/screenshot",
+  operationId: "captureScreenshot",
+  tags: ["Capture"],
+  summary: "Capture a web page as a PNG",
+  description: "Renders the page in a fresh browser context and returns the PNG base64-encoded. " +
+    "Captures are cached per normalised URL, device type and colour scheme; `forceRefresh` " +
+    "renders anew and replaces the entry. Limited per client IP over a sliding 60 s window " +
+    "(cache hits count).",
+  request: {
+    body: {
+      required: true,
+      content: { "application/json": { schema: ScreenshotRequestSchema } },
+    },
+  },
+  responses: {
+    200: {
+      description: "The capture.",
+      headers: SCREENSHOT_SUCCESS_HEADERS,
+      content: { "application/json": { schema: ScreenshotResponseSchema } },
+    },
+    ...errorResponses({
+      400: {
+        when: "Malformed body, missing url, a URL that may not be captured, or a bad option.",
+        codes: ["invalid_request", "invalid_url", "unsupported_value"],
+      },
+      405: { when: "Any method but POST.", codes: ["method_not_allowed"] },
+      408: {
+        when: "The page did not load within the page-load budget.",
+        codes: ["upstream_timeout"],
+      },
+      413: { when: "The JSON body is over 64 KiB.", codes: ["invalid_request"] },
+      429: { when: "Per-IP limit exceeded.", codes: ["rate_limited"] },
+      500: { when: "The page could not be loaded or captured.", codes: ["upstream_failed"] },
+      503: {
+        when: "No capture backend can run, or the capture queue is full (see Retry-After).",
+        codes: ["upstream_unavailable"],
+      },
+    }),
+  },
+});
+
+// A url of the wrong type is a bad URL, not a missing one.
+function refuseCapture(issues: z.core.$ZodIssue[], input: unknown): never {
+  const issue = issues[0];
+  const sentUrl = (input as { url?: unknown } | null)?.url;
+  if (issue?.path[0] === "url" && issue.code === "invalid_type" && sentUrl !== undefined) {
+    throw new ApiError(400, "invalid_url", "url must be a string holding an absolute URL.", {
+      hint: 'Send url as a JSON string, e.g. "https://example.com".',
+    });
+  }
+  throw validationError(issues, input);
+}
+
+/** POST /api/screenshot (and its GET method probe), over one service per app. */
+export function createScreenshotRouter(deps: AppDeps) {
+  const { config } = deps;
+  const service = createScreenshotService({
+    capturer: deps.capture,
+    cache: captureCacheOf(deps),
+    log: deps.log,
+    clock: deps.clock,
+    maxConcurrent: config.MAX_CONCURRENT_CAPTURES,
+    // Backstop only: the capturer enforces CAPTURE_TIMEOUT_MS plus bounded settling itself.
+    hardTimeoutMs: 2 * config.CAPTURE_TIMEOUT_MS + 15_000,
+  });
+  const router = createRouter();
+
+  router.openapi(
+    captureRoute,
+    async (c) => {
+      const body = c.req.valid("json");
+      const url = parseTargetUrl(body.url, { allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK });
+      // After validation, so refused requests do not use up the client's quota.
+      await enforceCaptureRateLimit(c);
+      const { deviceType, colorScheme } = body;
+      const outcome = await service.take({ url, deviceType, colorScheme }, {
+        forceRefresh: body.forceRefresh,
+        signal: c.req.raw.signal,
+      });
+      const cache = outcome.cached ? "hit" : "miss";
+      Object.assign(c.var.logFields, { cache, strategy: outcome.strategy });
+      c.header("X-Cache", cache);
+      if (outcome.targetStatus !== null) c.header("X-Target-Status", String(outcome.targetStatus));
+      c.header("Cache-Control", "no-store");
+      return c.json({
+        screenshot: Buffer.from(outcome.png.buffer, outcome.png.byteOffset, outcome.png.byteLength)
+          .toString("base64"),
+        url,
+        cached: outcome.cached,
+        strategy: outcome.strategy,
+        deviceType,
+        colorScheme,
+      }, 200);
+    },
+    (result) =>
+      result.success ? undefined : refuseCapture(result.error.issues, validatedInput(result)),
+  );
+
+  mountMethodProbe(router, "/api/screenshot", "captureScreenshotMethodProbe", "Capture");
+  return router;
+}
