@@ -1,0 +1,130 @@
+/**
+ * Turns what went wrong in a capture into the API's errors, so a target that cannot be loaded
+ * is answered with an envelope that says why, never with a picture of Chromium's error page.
+ */
+import { TimeoutError } from "puppeteer-core";
+import { ApiError } from "../errors.ts";
+import { isIpLiteral } from "./address.ts";
+import type { EgressRefusal } from "./egress_proxy.ts";
+
+/** 503 when no browser can run; the hint names the three ways to provide one. */
+export function browserUnavailable(): ApiError {
+  return new ApiError(503, "upstream_unavailable", "No browser is available to render the page.", {
+    hint: "The operator must install Chromium (apt-get install chromium), set CHROME_PATH to a " +
+      "Chrome or Chromium executable, or set BROWSER_WS_ENDPOINT to a remote browser. " +
+      "Retry after Retry-After seconds.",
+    headers: { "Retry-After": "10" },
+  });
+}
+
+/** The error for a destination the egress proxy refused or could not reach. */
+export function refusalError(refusal: EgressRefusal): ApiError {
+  const { host, port, kind, detail } = refusal;
+  const article = /^[aeiou]/.test(detail) ? "an" : "a";
+  switch (kind) {
+    case "forbidden_address":
+      return new ApiError(400, "invalid_url", "The URL resolves to a private address.", {
+        hint:
+          (isIpLiteral(host) ? `${host} is ${article} ${detail} address` : `${host} resolves to ` +
+            `${article} ${detail} address`) +
+          "; captures may only reach public internet addresses (the page or one of its redirects " +
+          "led there).",
+      });
+    case "unresolvable":
+      return new ApiError(400, "invalid_url", "The URL's host name does not resolve.", {
+        hint: `${host} has no A or AAAA records; check the spelling of the host name.`,
+      });
+    case "dns_failed":
+      return new ApiError(500, "upstream_failed", "The DNS lookup of the target failed.", {
+        hint: `Looking up ${host} failed (${detail}); retry later.`,
+      });
+    case "connect_failed":
+      return new ApiError(500, "upstream_failed", "The target could not be reached.", {
+        hint: `Connecting to ${host}:${port} failed: ${detail}. Check that the site is up and ` +
+          "reachable from the public internet.",
+      });
+  }
+}
+
+/** Chromium's net error codes, grouped by what the user can do about them. */
+function netErrorFailure(code: string, url: string): ApiError {
+  const host = hostOf(url);
+  if (code === "ERR_NAME_NOT_RESOLVED") {
+    return refusalError({ host, port: 0, kind: "unresolvable", detail: code });
+  }
+  if (code === "ERR_UNSAFE_PORT") {
+    return new ApiError(400, "invalid_url", "The URL's port is blocked by the browser.", {
+      hint: "Browsers refuse ports of other protocols (mail, ssh...); use the site's web port.",
+    });
+  }
+  const failed = (what: string, hint: string) =>
+    new ApiError(500, "upstream_failed", what, { hint: `${hint} (${code})` });
+  if (/^ERR_(CERT_|SSL_|BAD_SSL|TLS)/.test(code)) {
+    return failed(
+      "The target's TLS connection failed.",
+      `${host} did not complete a valid TLS handshake (bad or expired certificate, or not TLS)`,
+    );
+  }
+  if (code === "ERR_ABORTED") {
+    return failed(
+      "The navigation was aborted.",
+      "The target did not produce a page: it may be a file download, or it cancelled its load",
+    );
+  }
+  if (code === "ERR_TOO_MANY_REDIRECTS") {
+    return failed("The target redirects in a loop.", `${host} kept redirecting`);
+  }
+  if (/^ERR_(CONNECTION_|EMPTY_RESPONSE|TIMED_OUT|ADDRESS_UNREACHABLE|TUNNEL)/.test(code)) {
+    return failed("The target could not be reached.", `The connection to ${host} failed`);
+  }
+  return failed("The target could not be loaded.", `Chromium could not load ${host}`);
+}
+
+/**
+ * Maps a failure during navigation or rendering. The proxy's record of this capture's refusals
+ * wins, because Chromium reports those only as a generic tunnel or proxy error.
+ */
+export function captureFailure(
+  error: unknown,
+  context: {
+    url: string;
+    refusals: readonly EgressRefusal[];
+    timeoutMs: number;
+    browserConnected: boolean;
+  },
+): ApiError {
+  if (error instanceof ApiError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  const refusal = context.refusals.at(-1);
+  const netCode = /net::(ERR_[A-Z0-9_]+)/.exec(message)?.[1];
+  if (netCode && refusal) return refusalError(refusal);
+  if (error instanceof TimeoutError) {
+    return new ApiError(408, "upstream_timeout", "The page did not load in time.", {
+      hint: `The target did not deliver its document within ${context.timeoutMs} ms; ` +
+        "try again later or try a lighter page.",
+    });
+  }
+  if (netCode) return netErrorFailure(netCode, context.url);
+  if (!context.browserConnected) {
+    return new ApiError(503, "upstream_unavailable", "The browser restarted during the capture.", {
+      hint: "The browser is being relaunched; retry after Retry-After seconds.",
+      headers: { "Retry-After": "1" },
+    });
+  }
+  if (/crash/i.test(message)) {
+    return new ApiError(500, "upstream_failed", "The page crashed the browser tab.", {
+      hint: "The target made its renderer crash (often memory); a retry may work.",
+    });
+  }
+  return new ApiError(500, "upstream_failed", "The page could not be captured.", {
+    hint: "The browser failed while rendering the target; retry once.",
+  });
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}

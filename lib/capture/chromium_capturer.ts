@@ -1,0 +1,142 @@
+/**
+ * The "chromium-local" capture backend: a warm local Chromium behind the egress proxy, a pool
+ * of prepared contexts, and the wait ladder of render.ts.
+ */
+import type { Browser } from "puppeteer-core";
+import type { Logger } from "../log.ts";
+import { type Resolver, resolveWithDns } from "./address.ts";
+import { createBrowserHost } from "./browser.ts";
+import { browserUnavailable, captureFailure } from "./capture_errors.ts";
+import type { Dialer } from "./egress_policy.ts";
+import { createEgressProxy, type EgressSession } from "./egress_proxy.ts";
+import { createPagePool, type PagePool } from "./page_pool.ts";
+import { render } from "./render.ts";
+import type { CaptureBackendStatus, CaptureJob, Capturer, CaptureResult } from "./types.ts";
+
+export const CHROMIUM_LOCAL = "chromium-local";
+
+// Two captures run at once on two cores (MEASURED.md); one spare covers a colour-scheme switch.
+const DEFAULT_POOL_SIZE = 2;
+// The proxy's TCP connect budget; below the default capture timeout so the reason is reported.
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export interface ChromiumCapturerOptions {
+  /** CHROME_PATH; auto-detected when absent. */
+  chromePath?: string;
+  /** CAPTURE_TIMEOUT_MS: commit + DOMContentLoaded budget. */
+  timeoutMs: number;
+  /** ALLOW_PRIVATE_NETWORK: lets captures reach loopback and private addresses. */
+  allowPrivateNetwork: boolean;
+  /** DNS for the egress proxy; `Deno.resolveDns` A + AAAA by default. */
+  resolver?: Resolver;
+  log: Logger;
+  /** Prepared contexts kept ready. */
+  poolSize?: number;
+  /** Test seam of the egress proxy (see EgressPolicy.dial); never set in production. */
+  dial?: Dialer;
+}
+
+/** The Capturer plus the lifecycle hooks main.ts and the tests use. */
+export interface ChromiumCapturer extends Capturer {
+  /** Launches the browser now; failures are logged and leave the backend "down". */
+  start(): Promise<void>;
+  /** Process id of the running browser, if any (for diagnostics and crash tests). */
+  browserPid(): number | undefined;
+}
+
+/** Builds the backend without launching anything; the browser starts on `start()` or first use. */
+export function createChromiumCapturer(options: ChromiumCapturerOptions): ChromiumCapturer {
+  const { log, timeoutMs } = options;
+  const proxy = createEgressProxy({
+    resolver: options.resolver ?? resolveWithDns,
+    allowPrivateNetwork: options.allowPrivateNetwork,
+    dial: options.dial,
+    connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, timeoutMs),
+  }, log);
+  // Browser-wide traffic (outside our contexts) goes through the same checks.
+  let browserSession: EgressSession | null = null;
+  const pools = new Map<Browser, Promise<PagePool>>();
+  const closePool = async (browser: Browser) => {
+    const pool = pools.get(browser);
+    pools.delete(browser);
+    await pool?.then((p) => p.close(), () => {});
+  };
+  const host = createBrowserHost({
+    chromePath: options.chromePath,
+    proxyUrl: () => (browserSession ??= proxy.openSession()).url,
+    log,
+    onBrowser(browser) {
+      for (const old of [...pools.keys()]) if (!old.connected) void closePool(old);
+      if (browser) poolFor(browser);
+    },
+  });
+  const poolFor = (browser: Browser): Promise<PagePool> => {
+    let pool = pools.get(browser);
+    if (!pool) {
+      const size = options.poolSize ?? DEFAULT_POOL_SIZE;
+      pool = createPagePool({ browser, proxy, size, log });
+      pools.set(browser, pool);
+    }
+    return pool;
+  };
+  let closed = false;
+
+  return {
+    async start() {
+      if (options.allowPrivateNetwork) {
+        log.warn("ALLOW_PRIVATE_NETWORK is on: captures may reach loopback and private networks");
+      }
+      await host.get().catch(() => {});
+    },
+    browserPid: () => host.pid(),
+    status(): CaptureBackendStatus[] {
+      return [{ name: CHROMIUM_LOCAL, ...host.state() }];
+    },
+    async capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult> {
+      signal?.throwIfAborted();
+      if (closed) throw browserUnavailable();
+      const browser = await host.get().catch(() => {
+        throw browserUnavailable();
+      });
+      let refusals: EgressSession["refusals"] = [];
+      try {
+        const pool = await poolFor(browser);
+        const slot = await pool.acquire(job.deviceType, job.colorScheme);
+        refusals = slot.session.refusals;
+        // A caller that gives up closes the context, which ends the navigation at once.
+        const onAbort = () => void slot.context.close().catch(() => {});
+        signal?.addEventListener("abort", onAbort, { once: true });
+        try {
+          const { png, targetStatus } = await render(slot.page, slot.session, job.url, timeoutMs);
+          return { png, targetStatus, strategy: CHROMIUM_LOCAL };
+        } finally {
+          signal?.removeEventListener("abort", onAbort);
+          pool.release(slot);
+        }
+      } catch (error) {
+        signal?.throwIfAborted();
+        const failure = captureFailure(error, {
+          url: job.url,
+          refusals,
+          timeoutMs,
+          browserConnected: browser.connected,
+        });
+        log.info("capture failed", {
+          status: failure.status,
+          code: failure.code,
+          reason: error instanceof Error ? error.message : String(error),
+        });
+        throw failure;
+      }
+    },
+    async close() {
+      closed = true;
+      const closing = [...pools.keys()].map(closePool);
+      // Closing the browser also ends any context close that would otherwise hang.
+      await host.close();
+      await Promise.all(closing);
+      proxy.close();
+      browserSession = null;
+    },
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * The decision of the egress proxy: resolve a destination, judge every address, and open the
+ * TCP connection only to an address that was judged (no second lookup, no rebinding window).
+ */
+import {
+  type AddressClass,
+  forbiddenReason,
+  isIpLiteral,
+  type Resolver,
+  unbracket,
+} from "./address.ts";
+
+/** Why the proxy did not connect a destination; the capturer turns it into the API error. */
+export interface EgressRefusal {
+  host: string;
+  port: number;
+  kind: "forbidden_address" | "unresolvable" | "dns_failed" | "connect_failed";
+  /** The address class ("loopback"...) or what the connection attempt ran into. */
+  detail: string;
+}
+
+/** Opens the TCP connection to an address that already passed the check. */
+export type Dialer = (address: string, port: number, signal: AbortSignal) => Promise<Deno.Conn>;
+
+export interface EgressPolicy {
+  resolver: Resolver;
+  allowPrivateNetwork: boolean;
+  /**
+   * Test seam: where the connection to a checked address is opened. Production uses
+   * `Deno.connect` to the address itself; tests map fake public addresses to loopback servers.
+   * It is only ever called after the check, so it cannot widen what is allowed.
+   */
+  dial?: Dialer;
+  /** Budget for one TCP connect. */
+  connectTimeoutMs: number;
+}
+
+export type Checked =
+  | { ok: true; addresses: string[] }
+  | { ok: false; refusal: EgressRefusal };
+
+/** Resolves `host` and judges each address; a name with any forbidden address is refused. */
+export async function checkDestination(
+  host: string,
+  port: number,
+  policy: EgressPolicy,
+): Promise<Checked> {
+  const refuse = (kind: EgressRefusal["kind"], detail: string): Checked => ({
+    ok: false,
+    refusal: { host, port, kind, detail },
+  });
+  let addresses: string[];
+  if (isIpLiteral(host)) addresses = [unbracket(host)];
+  else {
+    try {
+      addresses = await policy.resolver(host);
+    } catch (error) {
+      return refuse("dns_failed", error instanceof Error ? error.message : String(error));
+    }
+    if (addresses.length === 0) return refuse("unresolvable", "no A or AAAA records");
+  }
+  if (policy.allowPrivateNetwork) return { ok: true, addresses };
+  // Judge them all: an attacker's name may mix a public address with a private one, and which
+  // one a client picks must not decide whether the boundary holds.
+  const reasons = addresses.map(forbiddenReason).filter((r): r is AddressClass => r !== null);
+  if (reasons.length > 0) return refuse("forbidden_address", reasons[0]);
+  return { ok: true, addresses };
+}
+
+/** Connects to the first checked address that answers, each attempt bounded by the timeout. */
+export async function dialChecked(
+  host: string,
+  port: number,
+  addresses: string[],
+  policy: EgressPolicy,
+): Promise<{ ok: true; conn: Deno.Conn } | { ok: false; refusal: EgressRefusal }> {
+  const dial = policy.dial ?? dialDirect;
+  let detail = "no address to connect to";
+  for (const address of addresses) {
+    const controller = new AbortController();
+    // A silent host (dropped SYNs) must not hold the capture until the OS gives up (minutes).
+    const timer = setTimeout(
+      () => controller.abort(new Deno.errors.TimedOut("connect timed out")),
+      policy.connectTimeoutMs,
+    );
+    try {
+      return { ok: true, conn: await dial(address, port, controller.signal) };
+    } catch (error) {
+      detail = describeConnectError(error, controller.signal.aborted);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  return { ok: false, refusal: { host, port, kind: "connect_failed", detail } };
+}
+
+function dialDirect(address: string, port: number, signal: AbortSignal): Promise<Deno.Conn> {
+  // Connect by the checked IP literal: Deno does no lookup of its own here.
+  return Deno.connect({ hostname: address, port, signal });
+}
+
+function describeConnectError(error: unknown, timedOut: boolean): string {
+  if (timedOut || error instanceof Deno.errors.TimedOut) return "connection timed out";
+  if (error instanceof Deno.errors.ConnectionRefused) return "connection refused";
+  if (error instanceof Deno.errors.ConnectionReset) return "connection reset";
+  if (error instanceof Error && /unreachable/i.test(error.message)) return "host unreachable";
+  return "connection failed";
+}

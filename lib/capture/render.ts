@@ -1,0 +1,157 @@
+/**
+ * The wait ladder of one capture: the document must commit and reach DOMContentLoaded within
+ * the timeout; after that every wait is bounded and the capture is a best attempt of what is
+ * there, never a failure.
+ */
+import type { HTTPRequest, HTTPResponse, Page } from "puppeteer-core";
+import { ApiError } from "../errors.ts";
+import type { EgressSession } from "./egress_proxy.ts";
+import { EGRESS_MARKER_HEADER } from "./egress_proxy.ts";
+import { refusalError } from "./capture_errors.ts";
+
+// Extra time after DOMContentLoaded for load, lazy images, fonts and network quiet.
+const SETTLE_BUDGET_MS = 5_000;
+// In-viewport images and web fonts get this much of the settle budget at most.
+const ASSETS_BUDGET_MS = 3_000;
+// Network quiet: nothing in flight for a moment (a response often starts the next request)...
+const QUIET_GRACE_MS = 50;
+// ...or at most this many for longer (long polls and streams never end).
+const QUIET_MAX_IN_FLIGHT = 2;
+const QUIET_MS = 500;
+// A page whose main thread never yields cannot paint; give up on it rather than hang.
+const SCREENSHOT_TIMEOUT_MS = 10_000;
+
+export interface Rendered {
+  png: Uint8Array;
+  targetStatus: number | null;
+}
+
+/** Navigates, settles and shoots the viewport; throws for what the caller maps to API errors. */
+export async function render(
+  page: Page,
+  session: EgressSession,
+  url: string,
+  timeoutMs: number,
+): Promise<Rendered> {
+  const network = trackNetwork(page);
+  try {
+    const response = await page.goto(url, { waitUntil: "domcontentloaded", timeout: timeoutMs });
+    network.mainResponse ??= response;
+    rejectProxyAnswer(network.mainResponse, session);
+    const deadline = performance.now() + SETTLE_BUDGET_MS;
+    await settleAssets(page, Math.min(ASSETS_BUDGET_MS, SETTLE_BUDGET_MS));
+    await network.quiet(deadline);
+    // A script may have navigated after DOMContentLoaded; judge the document we will shoot.
+    rejectProxyAnswer(network.mainResponse, session);
+    if (page.mainFrame().url().startsWith("chrome-error:")) {
+      throw new Error(`net::ERR_FAILED after a later navigation of ${url}`);
+    }
+    const png = await withTimeout(
+      page.screenshot({ type: "png", optimizeForSpeed: true, captureBeyondViewport: false }),
+      SCREENSHOT_TIMEOUT_MS,
+      () =>
+        new ApiError(408, "upstream_timeout", "The page did not paint in time.", {
+          hint: "The target kept the browser busy (a script that never yields); try again later.",
+        }),
+    );
+    return { png: new Uint8Array(png), targetStatus: network.mainResponse?.status() ?? null };
+  } finally {
+    network.stop();
+  }
+}
+
+/** An answer the egress proxy wrote itself (refused destination) is an error, not a page. */
+function rejectProxyAnswer(response: HTTPResponse | null, session: EgressSession): void {
+  if (!response?.headers()[EGRESS_MARKER_HEADER]) return;
+  const refusal = session.refusals.at(-1);
+  if (refusal) throw refusalError(refusal);
+}
+
+/**
+ * Waits (bounded) for load, makes in-viewport lazy images load now (plus a scroll event for
+ * script-driven lazy loaders), and waits for those images to decode and for web fonts.
+ */
+async function settleAssets(page: Page, budgetMs: number): Promise<void> {
+  try {
+    await withTimeout(
+      page.evaluate(`(${SETTLE_SCRIPT})(${budgetMs})`),
+      budgetMs + 1_000,
+      () => new Error("settle timed out"),
+    );
+  } catch {
+    // Best attempt: a page that navigates away or blocks its main thread is shot as it is.
+  }
+}
+
+// Runs in the page (kept as text: the service is not type-checked against the DOM).
+const SETTLE_SCRIPT = `async (budget) => {
+  const timeout = new Promise((resolve) => setTimeout(resolve, budget));
+  const loaded = document.readyState === "complete"
+    ? Promise.resolve()
+    : new Promise((resolve) => addEventListener("load", resolve, { once: true }));
+  await Promise.race([loaded, timeout]);
+  const visible = [...document.images].filter((img) => {
+    const r = img.getBoundingClientRect();
+    return r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
+  });
+  for (const img of visible) if (img.loading === "lazy") img.loading = "eager";
+  dispatchEvent(new Event("scroll"));
+  const images = visible.filter((img) => !img.complete).map((img) => img.decode().catch(() => {}));
+  await Promise.race([Promise.all([...images, document.fonts.ready]), timeout]);
+}`;
+
+/** Counts the page's requests in flight and the latest main-document response. */
+function trackNetwork(page: Page) {
+  let inFlight = 0;
+  let lastChange = performance.now();
+  const state = {
+    mainResponse: null as HTTPResponse | null,
+    /** Resolves once the network is quiet (see QUIET_*), or at `deadline`. */
+    async quiet(deadline: number): Promise<void> {
+      // The common case: nothing left after load, so no idle period is added to the capture.
+      if (inFlight === 0) return;
+      while (performance.now() < deadline) {
+        const idle = performance.now() - lastChange;
+        if (inFlight === 0 && idle >= QUIET_GRACE_MS) return;
+        if (inFlight <= QUIET_MAX_IN_FLIGHT && idle >= QUIET_MS) return;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+    stop() {
+      page.off("request", onRequest);
+      page.off("requestfinished", onDone);
+      page.off("requestfailed", onDone);
+      page.off("response", onResponse);
+    },
+  };
+  const counted = new WeakSet<HTTPRequest>();
+  const onRequest = (request: HTTPRequest) => {
+    // The favicon never shows in a screenshot; waiting for it only adds latency.
+    if (request.resourceType() === "other" && request.url().endsWith("/favicon.ico")) return;
+    counted.add(request);
+    inFlight++;
+    lastChange = performance.now();
+  };
+  const onDone = (request: HTTPRequest) => {
+    if (!counted.delete(request)) return;
+    inFlight--;
+    lastChange = performance.now();
+  };
+  const onResponse = (response: HTTPResponse) => {
+    const request = response.request();
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
+      state.mainResponse = response;
+    }
+  };
+  page.on("request", onRequest);
+  page.on("requestfinished", onDone);
+  page.on("requestfailed", onDone);
+  page.on("response", onResponse);
+  return state;
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => timer = setTimeout(() => reject(onTimeout()), ms));
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,134 @@
+/** Pages for the real-Chromium capture tests, served on loopback, and a PNG pixel reader. */
+import { inflateSync } from "node:zlib";
+
+export interface PageServer {
+  port: number;
+  origin: string;
+  /** Requests per path, and the User-Agent of the last one. */
+  hits: Map<string, number>;
+  lastUserAgent: string | null;
+  /** Cookie header of each request to /cookie. */
+  cookies: (string | null)[];
+  close(): Promise<void>;
+}
+
+export type Route = (
+  request: Request,
+  hold: (ms?: number) => Promise<void>,
+) => Response | Promise<Response>;
+
+// Every page says how to lay out on phones, so the mobile capture is 375 CSS pixels wide.
+const HEAD = `<meta charset="utf-8"><meta name="viewport" content="width=device-width">`;
+
+/** An HTML page with a solid background colour per scheme (light #ffffff, dark #000000). */
+export function schemePage(extra = ""): string {
+  return `<!doctype html><html><head>${HEAD}<style>
+    html, body { margin: 0; height: 100%; background: #ffffff; }
+    @media (prefers-color-scheme: dark) { html, body { background: #000000; } }
+  </style></head><body>${extra}</body></html>`;
+}
+
+/** A page painted green when it runs with touch and a coarse pointer (mobile emulation), else red. */
+const TOUCH_PAGE = `<!doctype html><html><head>${HEAD}</head><body style="margin:0"><script>
+  const touch = matchMedia("(pointer: coarse)").matches && navigator.maxTouchPoints > 0;
+  document.body.style.cssText = "margin:0;height:100vh;background:" + (touch ? "#00ff00" : "#ff0000");
+</script></body></html>`;
+
+/** A solid SVG square, for image waits. */
+export function svg(color: string): Response {
+  return new Response(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200">` +
+      `<rect width="200" height="200" fill="${color}"/></svg>`,
+    { headers: { "content-type": "image/svg+xml" } },
+  );
+}
+
+const html = (body: string, status = 200) =>
+  new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8" } });
+
+/** Default routes: "/", "/touch", "/missing" (404 page), "/hang" (never answers), "/cookie". */
+export function servePages(extra: Record<string, Route> = {}): PageServer {
+  const holds = new Set<() => void>();
+  const hold = (ms?: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => (holds.delete(done), resolve());
+      holds.add(done);
+      if (ms !== undefined) setTimeout(done, ms);
+    });
+  const routes: Record<string, Route> = {
+    "/": () => html(schemePage()),
+    "/touch": () => html(TOUCH_PAGE),
+    "/missing": () =>
+      html(
+        `<!doctype html><body style="margin:0;height:100vh;background:#0000ff">gone</body>`,
+        404,
+      ),
+    "/hang": async () => (await hold(), html("too late")),
+    "/cookie": () =>
+      new Response(schemePage(), {
+        headers: { "content-type": "text/html", "set-cookie": "session=secret; Path=/" },
+      }),
+    ...extra,
+  };
+  const server: PageServer = {
+    port: 0,
+    origin: "",
+    hits: new Map(),
+    lastUserAgent: null,
+    cookies: [],
+    async close() {
+      for (const release of [...holds]) release();
+      await http.shutdown();
+    },
+  };
+  const http = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
+    const path = new URL(request.url).pathname;
+    server.hits.set(path, (server.hits.get(path) ?? 0) + 1);
+    server.lastUserAgent = request.headers.get("user-agent");
+    if (path === "/cookie") server.cookies.push(request.headers.get("cookie"));
+    const route = routes[path];
+    return route ? route(request, hold) : new Response("no such fixture", { status: 404 });
+  });
+  server.port = http.addr.port;
+  server.origin = `http://127.0.0.1:${http.addr.port}`;
+  return server;
+}
+
+/** Decodes an 8-bit RGB/RGBA non-interlaced PNG (what Chromium writes) to its size and pixels. */
+export function decodePng(png: Uint8Array) {
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  const width = view.getUint32(16);
+  const height = view.getUint32(20);
+  const channels = png[25] === 6 ? 4 : 3;
+  const idat: number[] = [];
+  for (let offset = 8; offset < png.length;) {
+    const length = view.getUint32(offset);
+    const type = new TextDecoder().decode(png.subarray(offset + 4, offset + 8));
+    if (type === "IDAT") idat.push(...png.subarray(offset + 8, offset + 8 + length));
+    offset += 12 + length;
+  }
+  const raw = new Uint8Array(inflateSync(new Uint8Array(idat)));
+  const stride = width * channels;
+  const pixels = new Uint8Array(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)];
+    for (let x = 0; x < stride; x++) {
+      const value = raw[y * (stride + 1) + 1 + x];
+      const a = x >= channels ? pixels[y * stride + x - channels] : 0;
+      const b = y > 0 ? pixels[(y - 1) * stride + x] : 0;
+      const c = x >= channels && y > 0 ? pixels[(y - 1) * stride + x - channels] : 0;
+      const p = a + b - c;
+      const paeth = Math.abs(p - a) <= Math.abs(p - b) && Math.abs(p - a) <= Math.abs(p - c)
+        ? a
+        : Math.abs(p - b) <= Math.abs(p - c)
+        ? b
+        : c;
+      const predictor = [0, a, b, (a + b) >> 1, paeth][filter];
+      pixels[y * stride + x] = (value + predictor) & 0xff;
+    }
+  }
+  /** [r, g, b] at (x, y). */
+  const rgb = (x: number, y: number) =>
+    Array.from(pixels.subarray((y * width + x) * channels, (y * width + x) * channels + 3));
+  return { width, height, rgb };
+}
