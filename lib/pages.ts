@@ -53,29 +53,6 @@ function layout(title: string, body: HtmlEscapedString | Promise<HtmlEscapedStri
   `;
 }
 
-/** The landing page at `/`: what the service is and where its descriptions live. */
-export function landingPage(document: OpenApiDocument, baseUrl: string) {
-  const ops = operationsOf(document);
-  return layout(
-    SERVICE_TITLE,
-    html`
-      <h1>${SERVICE_TITLE}</h1>
-      <p>${SERVICE_SUMMARY}</p>
-      <ul>
-        <li><a href="/docs">API reference</a></li>
-        <li><a href="/openapi.json">OpenAPI 3.1 description</a></li>
-        <li><a href="/llms.txt">llms.txt</a> and <a href="/llms-full.txt">llms-full.txt</a></li>
-      </ul>
-      <h2>Operations</h2>
-      <ul>${ops.map((op) =>
-        html`<li><a href="/docs#op-${op.operation.operationId}"><code>${op.method} ${op.path}</code></a>: ${op.operation.summary}</li>`
-      )}</ul>
-      <h2>Try it</h2>
-      <pre>${ops[0] ? curlExample(document, ops[0], baseUrl) : ""}</pre>
-    `,
-  );
-}
-
 function schemaRows(document: OpenApiDocument, raw: SchemaObject) {
   const schema = resolveSchema(document, raw);
   const required = new Set(schema.required ?? []);

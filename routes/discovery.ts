@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../lib/app_env.ts";
 import { llmsFullTxt, llmsTxt } from "../lib/markdown.ts";
 import { documentBuilder } from "../lib/openapi_document.ts";
-import { docsPage, landingPage, PAGE_CSP, PAGE_STYLESHEET } from "../lib/pages.ts";
+import { docsPage, PAGE_CSP, PAGE_STYLESHEET } from "../lib/pages.ts";
 import { wantsMarkdown } from "../lib/negotiate.ts";
 import { baseUrlOf } from "../lib/respond.ts";
 import { createRouter } from "../lib/router.ts";
@@ -49,7 +49,7 @@ const llmsFullRoute = createRoute({
   responses: markdownResponse("The full reference as Markdown."),
 });
 
-/** /openapi.json, /llms.txt, /llms-full.txt, /docs and `/`, all from one document. */
+/** /openapi.json, /llms.txt, /llms-full.txt and /docs, all from one document (`/`: editor.ts). */
 export function createDiscoveryRouter(getApp: () => OpenAPIHono<AppEnv>) {
   const documentFor = documentBuilder(getApp);
 
@@ -79,11 +79,6 @@ export function createDiscoveryRouter(getApp: () => OpenAPIHono<AppEnv>) {
       llmsFullRoute,
       (c) => markdown(c, llmsFullTxt(documentFor(baseUrlOf(c)), baseUrlOf(c))),
     )
-    .get("/", (c) => {
-      const base = baseUrlOf(c);
-      const doc = documentFor(base);
-      return page(c, () => llmsTxt(doc, base), () => landingPage(doc, base));
-    })
     .get("/docs", (c) => {
       const base = baseUrlOf(c);
       const doc = documentFor(base);

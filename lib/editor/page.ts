@@ -1,0 +1,169 @@
+import { html } from "hono/html";
+
+/** URLs of the editor's two static files (content-hashed, so they can be cached forever). */
+export interface EditorAssetUrls {
+  script: string;
+  stylesheet: string;
+}
+
+type Choices = Array<[value: string, label: string]>;
+
+const LIGHT_DARK: Choices = [["light", "Light"], ["dark", "Dark"]];
+const DEVICES: Choices = [["desktop", "Desktop"], ["mobile", "Mobile"]];
+
+/** A radio group drawn as a segmented control; the first choice is the default. */
+const segmented = (legend: string, name: string, choices: Choices) =>
+  html`
+    <fieldset class="segmented">
+      <legend>${legend}</legend>
+      <div class="options">${choices.map(([value, label], i) =>
+        html`
+          <input type="radio" id="${name}-${value}" name="${name}" value="${value}"
+            ${i === 0 ? "checked" : ""}><label for="${name}-${value}">${label}</label>
+        `
+      )}</div>
+    </fieldset>
+  `;
+
+const slider = (id: string, label: string, min: number, max: number, value: number) =>
+  html`
+    <div class="field slider">
+      <label
+        for="${id}">${label} <output id="${id}-out" for="${id}">${value}</output></label>
+      <input type="range" id="${id}" name="${id}" min="${min}" max="${max}"
+        value="${value}">
+    </div>
+  `;
+
+/** The editor page at `/`: server-rendered controls; editor.js wires them (no inline code). */
+export function editorPage(assets: EditorAssetUrls) {
+  return html`
+    <!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="color-scheme" content="light dark">
+        <title>Shotline: screenshot editor</title>
+        <link rel="icon" href="data:,">
+        <link rel="stylesheet" href="${assets.stylesheet}">
+        <link rel="service-desc" href="/openapi.json" type="application/json">
+        <link rel="alternate" href="/llms.txt" type="text/markdown">
+        <script type="module" src="${assets.script}"></script>
+      </head>
+      <body>
+        <header class="top">
+          <h1>Shotline</h1>
+          <p>Capture a page or a post, frame it, export it.</p>
+          <nav aria-label="API">
+            <a href="/docs">API reference</a>
+            <a href="/openapi.json">OpenAPI</a>
+            <a href="/llms.txt">llms.txt</a>
+          </nav>
+        </header>
+        <main class="editor">
+          <div class="panel">
+            <section class="card" aria-labelledby="capture-title">
+              <h2 id="capture-title">Capture a page</h2>
+              <form id="capture-form">
+                <div class="field">
+                  <label for="capture-url">Page URL</label>
+                  <input type="text" id="capture-url" name="url" inputmode="url" autocomplete="url"
+                    spellcheck="false" required placeholder="https://example.com">
+                </div>
+                <div class="row">
+                  ${segmented("Device", "deviceType", DEVICES)}
+                  ${segmented("Page colours", "colorScheme", LIGHT_DARK)}
+                </div>
+                <label class="check"><input type="checkbox" id="capture-refresh" name="forceRefresh">
+                  Refresh (skip the cached capture)</label>
+                <button type="submit" id="capture-submit">Capture</button>
+              </form>
+            </section>
+            <section class="card" aria-labelledby="post-title">
+              <h2 id="post-title">Post card</h2>
+              <form id="post-form">
+                <div class="field">
+                  <label for="post-ref">Post id or URL</label>
+                  <input type="text" id="post-ref" name="post" inputmode="url" spellcheck="false"
+                    required placeholder="https://x.com/user/status/1234567890">
+                </div>
+                ${segmented("Card colours", "cardTheme", LIGHT_DARK)}
+                <button type="submit" id="post-submit">Load post</button>
+              </form>
+            </section>
+            <section class="card" aria-labelledby="frame-title">
+              <h2 id="frame-title">Frame</h2>
+              <form id="frame-form">
+                <div class="field">
+                  <label for="background">Background</label>
+                  <select id="background" name="background">
+                    <option value="gradient">Gradient</option>
+                    <option value="solid">Solid colour</option>
+                    <option value="none">None (transparent)</option>
+                  </select>
+                </div>
+                <div class="row">
+                  <div class="field">
+                    <label for="color-from">Colour 1</label>
+                    <input type="color" id="color-from" name="colorFrom" value="#6a5cff">
+                  </div>
+                  <div class="field">
+                    <label for="color-to">Colour 2</label>
+                    <input type="color" id="color-to" name="colorTo" value="#ff7aa8">
+                  </div>
+                </div>
+                ${slider("padding", "Padding (%)", 0, 20, 6)}
+                ${slider("radius", "Rounded corners", 0, 40, 12)}
+                ${slider("shadow", "Shadow", 0, 100, 40)}
+              </form>
+            </section>
+            <section class="card" aria-labelledby="export-title">
+              <h2 id="export-title">Export</h2>
+              <form id="export-form">
+                <div class="row">
+                  <div class="field">
+                    <label for="export-format">Format</label>
+                    <select id="export-format" name="format">
+                      <option value="png">PNG</option>
+                      <option value="jpeg">JPEG</option>
+                      <option value="webp">WebP</option>
+                    </select>
+                  </div>
+                  <div class="field">
+                    <label for="export-preset">Quality</label>
+                    <select id="export-preset" name="qualityPreset">
+                      <option value="high">High</option>
+                      <option value="medium">Medium</option>
+                      <option value="low">Low</option>
+                    </select>
+                  </div>
+                </div>
+                <button type="submit" id="export-submit" disabled>Export and download</button>
+                <p class="result" id="export-result" role="status"></p>
+                <a id="export-link" hidden>Download again</a>
+              </form>
+            </section>
+          </div>
+          <section class="stage" id="stage" aria-labelledby="stage-title" aria-busy="false">
+            <h2 id="stage-title" class="visually-hidden">Preview</h2>
+            <div class="status-bar">
+              <progress id="progress" aria-label="Working" hidden></progress>
+              <p id="status" role="status">Capture a page or load a post to start.</p>
+            </div>
+            <div class="error" id="error" role="alert" hidden>
+              <p class="error-title" id="error-title"></p>
+              <p id="error-hint"></p>
+              <p id="error-wait" hidden></p>
+            </div>
+            <div class="canvas-wrap">
+              <p class="empty" id="empty">Nothing to frame yet.</p>
+              <canvas id="canvas" width="0" height="0" role="img"
+                aria-label="Framed image preview" hidden></canvas>
+            </div>
+          </section>
+        </main>
+      </body>
+    </html>
+  `;
+}

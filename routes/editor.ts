@@ -1,0 +1,60 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../lib/app_env.ts";
+import { editorAssets } from "../lib/editor/assets.ts";
+import { editorPage } from "../lib/editor/page.ts";
+import { llmsTxt } from "../lib/markdown.ts";
+import { wantsMarkdown } from "../lib/negotiate.ts";
+import { documentBuilder } from "../lib/openapi_document.ts";
+import { baseUrlOf } from "../lib/respond.ts";
+import { createRouter } from "../lib/router.ts";
+
+/**
+ * Only our own script, stylesheet, same-origin API calls and local images (data:, blob: for the
+ * canvas and the download): no inline code, no third party, not embeddable, no form posts.
+ */
+export const EDITOR_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; " +
+  "img-src 'self' data: blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; " +
+  "frame-ancestors 'none'";
+
+// Asset URLs carry their content hash, so a year-long immutable cache can never go stale.
+const IMMUTABLE = "public, max-age=31536000, immutable";
+
+/** `/`: the editor page (or the llms.txt overview as Markdown), and its two hashed assets. */
+export function createEditorRouter(getApp: () => OpenAPIHono<AppEnv>) {
+  const documentFor = documentBuilder(getApp);
+  const { script, stylesheet } = editorAssets();
+  // Rendered once: the page has no per-request content (the template is synchronous).
+  const page = String(editorPage({ script: script.path, stylesheet: stylesheet.path })).trimStart();
+  const router = createRouter();
+
+  router.get("/", (c) => {
+    c.header("Vary", "Accept");
+    c.header(
+      "Link",
+      '</openapi.json>; rel="service-desc", </>; rel="alternate"; type="text/markdown"',
+    );
+    if (wantsMarkdown(c.req.header("Accept"), "text/html")) {
+      const base = baseUrlOf(c);
+      return c.body(llmsTxt(documentFor(base), base), 200, {
+        "Content-Type": "text/markdown; charset=utf-8",
+      });
+    }
+    return c.html(page, 200, {
+      "Content-Security-Policy": EDITOR_CSP,
+      "X-Content-Type-Options": "nosniff",
+      // Revalidated on each visit so a deploy's new asset hashes are picked up at once.
+      "Cache-Control": "no-cache",
+      "Referrer-Policy": "no-referrer",
+    });
+  });
+
+  for (const asset of [script, stylesheet]) {
+    router.get(asset.path, (c) =>
+      c.body(asset.body, 200, {
+        "Content-Type": asset.contentType,
+        "Cache-Control": IMMUTABLE,
+        "X-Content-Type-Options": "nosniff",
+      }));
+  }
+  return router;
+}
