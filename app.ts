@@ -4,9 +4,15 @@ import type { AppDeps } from "./lib/app_env.ts";
 import { ApiError, ErrorSchema, RateLimitErrorSchema } from "./lib/errors.ts";
 import { errorResponse } from "./lib/respond.ts";
 import { createRouter, METHOD_PROBE, methodNotAllowed } from "./lib/router.ts";
-import { accessLog, requestId } from "./lib/middleware.ts";
+import { accessLog, requestId, utf8JsonBody } from "./lib/middleware.ts";
+import { createCacheAdminRouter } from "./routes/cache_admin.ts";
 import { createDiscoveryRouter } from "./routes/discovery.ts";
+import { createEditorRouter } from "./routes/editor.ts";
+import { createExportRouter } from "./routes/export.ts";
 import { createHealthRouter } from "./routes/health.ts";
+import { createImageProxyRouter } from "./routes/image_proxy.ts";
+import { createPostRouter } from "./routes/post.ts";
+import { createScreenshotRouter } from "./routes/screenshot.ts";
 
 // JSON bodies of this API are tiny; only the export upload gets MAX_UPLOAD_BYTES.
 const DEFAULT_BODY_LIMIT = 64 * 1024;
@@ -26,9 +32,16 @@ export function createApp(deps: AppDeps) {
   const uploadLimit = bodyLimitOf(deps.config.MAX_UPLOAD_BYTES, "Upload a smaller image");
   const jsonLimit = bodyLimitOf(DEFAULT_BODY_LIMIT, "Send a smaller JSON body");
   app.use("*", (c, next) => (c.req.path === "/api/export" ? uploadLimit : jsonLimit)(c, next));
+  app.use("*", utf8JsonBody());
 
   app.route("/", createHealthRouter());
   app.route("/", createDiscoveryRouter(() => app));
+  app.route("/", createPostRouter());
+  app.route("/", createImageProxyRouter());
+  app.route("/", createScreenshotRouter(deps));
+  app.route("/", createCacheAdminRouter(deps.config));
+  app.route("/", createExportRouter());
+  app.route("/", createEditorRouter(() => app));
 
   mountMethodFallbacks(app);
 

@@ -1,8 +1,11 @@
 import { createApp } from "./app.ts";
+import { createChromiumCapturer } from "./lib/capture/chromium_capturer.ts";
+import { createImageExporter } from "./lib/codecs/exporter.ts";
 import { ConfigError, parseConfig } from "./lib/config.ts";
 import { createLogger } from "./lib/log.ts";
-import { openKvStore } from "./lib/store/deno_kv.ts";
+import { openStore } from "./lib/store/open_store.ts";
 import { SYSTEM_CLOCK } from "./lib/store/store.ts";
+import { DEFAULT_UPSTREAMS } from "./lib/upstreams.ts";
 
 // In-flight requests get this long to finish after SIGTERM before we exit anyway.
 const DRAIN_TIMEOUT_MS = 20_000;
@@ -18,8 +21,27 @@ async function main() {
   }
   const log = createLogger(config.LOG_LEVEL);
   const clock = SYSTEM_CLOCK;
-  const store = await openKvStore(config.KV_PATH, clock);
-  const app = createApp({ config, store, log, clock, fetch: globalThis.fetch });
+  const store = await openStore(config, clock, log);
+  // sharp when FFI allows it, else the wasm Worker pool; warmed before the first request.
+  const exporter = await createImageExporter({ log });
+  // Chromium launches in the background; if it cannot start, captures answer 503.
+  const capture = createChromiumCapturer({
+    chromePath: config.CHROME_PATH,
+    timeoutMs: config.CAPTURE_TIMEOUT_MS,
+    allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK,
+    log,
+  });
+  void capture.start();
+  const app = createApp({
+    config,
+    store,
+    log,
+    clock,
+    fetch: globalThis.fetch,
+    upstreams: DEFAULT_UPSTREAMS,
+    exporter,
+    capture,
+  });
 
   const server = Deno.serve({
     port: config.PORT,
@@ -38,6 +60,8 @@ async function main() {
     ]);
     if (!drained) log.warn("drain timed out; closing with requests in flight");
     await store.close();
+    await exporter.close();
+    await capture.close(); // kills Chromium, stops the egress proxy, removes the profile
     log.info("stopped");
     Deno.exit(0);
   };

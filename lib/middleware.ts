@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "hono/deno";
 import type { AppEnv } from "./app_env.ts";
 import { resolveClientIp } from "./client_ip.ts";
+import { ApiError } from "./errors.ts";
 
 // Client-chosen ids are kept only when they cannot smuggle anything into logs or headers.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -50,5 +51,30 @@ export function accessLog(): MiddlewareHandler<AppEnv> {
       clientIp: clientIpOf(c),
       ...c.var.logFields,
     });
+  };
+}
+
+// RFC 8259 makes JSON UTF-8; a decoder that repairs bad bytes would capture a URL nobody sent.
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+const JSON_CONTENT_TYPE = /^\s*application\/([a-z0-9.-]+\+)?json\s*(;|$)/i;
+
+/** Refuses a JSON body that is not valid UTF-8; the bytes stay cached for the validator. */
+export function utf8JsonBody(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (JSON_CONTENT_TYPE.test(c.req.header("Content-Type") ?? "")) {
+      const bytes = await c.req.arrayBuffer(); // after the body limit: at most 64 KiB
+      let valid = true;
+      try {
+        STRICT_UTF8.decode(bytes);
+      } catch {
+        valid = false;
+      }
+      if (!valid) {
+        throw new ApiError(400, "invalid_request", "The JSON body is not valid UTF-8.", {
+          hint: "Encode the request body as UTF-8 JSON.",
+        });
+      }
+    }
+    await next();
   };
 }

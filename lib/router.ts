@@ -5,12 +5,24 @@ import { ApiError, ErrorSchema } from "./errors.ts";
 
 type ZodIssue = z.core.$ZodIssue;
 
-/** Turns the first schema violation into the right code: missing, unsupported, bad URL, other. */
-export function validationError(issues: readonly ZodIssue[]): ApiError {
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/**
+ * Turns the first schema violation into the right code: missing field, value outside an enum,
+ * bad URL, anything else. `input` is what was validated (zod 4 issues do not carry it).
+ */
+export function validationError(issues: readonly ZodIssue[], input: unknown): ApiError {
   const issue = issues[0];
   const field = issue?.path.map(String).join(".") || "body";
   if (!issue) return new ApiError(400, "invalid_request", "The request is invalid.");
-  if (issue.code === "invalid_type" && issue.input === undefined) {
+  if (issue.code === "invalid_type" && valueAt(input, issue.path) === undefined) {
     return new ApiError(400, "invalid_request", `${field} is required.`, {
       hint: `Send ${field}; see /openapi.json for the request schema.`,
     });
@@ -29,9 +41,14 @@ export function validationError(issues: readonly ZodIssue[]): ApiError {
   });
 }
 
+/** What a validation hook saw: zod-validator passes it at run time, its types omit it. */
+export function validatedInput(result: object): unknown {
+  return (result as { data?: unknown }).data;
+}
+
 // deno-lint-ignore no-explicit-any
 const defaultHook: Hook<any, AppEnv, any, any> = (result) => {
-  if (!result.success) throw validationError(result.error.issues);
+  if (!result.success) throw validationError(result.error.issues, validatedInput(result));
 };
 
 /** Every sub-app is made here, so all share one environment type and one validation hook. */

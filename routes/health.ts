@@ -5,6 +5,8 @@ export function createHealthRouter() {
   return createRouter().get("/healthz", (c) => {
     const { store } = c.var.deps;
     c.header("Cache-Control", "no-store");
-    return c.json({ status: "ok", store: store.kind }, 200);
+    const encoder = c.var.deps.exporter.encoder; // "sharp" or "wasm" (POST /api/export)
+    const capture = c.var.deps.capture.status(); // capture backends and their state
+    return c.json({ status: "ok", store: store.kind, encoder, capture }, 200);
   });
 }

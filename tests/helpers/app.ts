@@ -1,9 +1,12 @@
 import { createApp } from "../../app.ts";
+import { createChromiumCapturer } from "../../lib/capture/chromium_capturer.ts";
 import type { AppDeps } from "../../lib/app_env.ts";
+import { createWasmExporter } from "../../lib/codecs/exporter.ts";
 import { parseConfig } from "../../lib/config.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { createKvStore } from "../../lib/store/deno_kv.ts";
 import type { Clock } from "../../lib/store/store.ts";
+import { DEFAULT_UPSTREAMS } from "../../lib/upstreams.ts";
 
 /** A clock tests move by hand instead of sleeping. */
 export function manualClock(start = Date.UTC(2026, 0, 1)): Clock & { advance(ms: number): void } {
@@ -23,12 +26,23 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const log = createMemoryLogger();
   const clock = options.deps?.clock ?? { now: () => Date.now() };
   const kv = await Deno.openKv(":memory:");
+  const config = parseConfig(options.env ?? {});
   const deps: AppDeps = {
-    config: parseConfig(options.env ?? {}),
+    config,
     store: createKvStore(kv, clock),
     log,
     clock,
     fetch: globalThis.fetch,
+    upstreams: DEFAULT_UPSTREAMS,
+    // Real Chromium behind the egress proxy, launched only if a test captures; close() ends it.
+    capture: options.deps?.capture ?? createChromiumCapturer({
+      chromePath: config.CHROME_PATH,
+      timeoutMs: config.CAPTURE_TIMEOUT_MS,
+      allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK,
+      log,
+    }),
+    // wasm path; its Workers start only if a test exports, and close() stops them.
+    exporter: createWasmExporter(),
     ...options.deps,
   };
   const app = createApp(deps);
@@ -40,6 +54,8 @@ export async function createTestApp(options: TestAppOptions = {}) {
     async close() {
       if (options.deps?.store) kv.close();
       else await deps.store.close();
+      if (!options.deps?.exporter) await deps.exporter.close();
+      if (!options.deps?.capture) await deps.capture.close();
     },
   };
 }
