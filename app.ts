@@ -34,14 +34,15 @@ export function createApp(deps: AppDeps) {
   app.use("*", (c, next) => (c.req.path === "/api/export" ? uploadLimit : jsonLimit)(c, next));
   app.use("*", utf8JsonBody());
 
-  app.route("/", createHealthRouter());
-  app.route("/", createDiscoveryRouter(() => app));
+  // API operations first: the order here is the order of /openapi.json and /llms.txt.
+  app.route("/", createScreenshotRouter(deps));
+  app.route("/", createExportRouter());
   app.route("/", createPostRouter());
   app.route("/", createImageProxyRouter());
-  app.route("/", createScreenshotRouter(deps));
   app.route("/", createCacheAdminRouter(deps.config));
-  app.route("/", createExportRouter());
+  app.route("/", createDiscoveryRouter(() => app));
   app.route("/", createEditorRouter(() => app));
+  app.route("/", createHealthRouter());
 
   mountMethodFallbacks(app);
 

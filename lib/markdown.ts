@@ -34,7 +34,7 @@ export function curlExample(document: OpenApiDocument, op: Operation, baseUrl: s
       const value = field.format === "binary" ? "@screenshot.png" : String(field.example ?? "");
       parts.push(`-F ${name}=${value}`);
     }
-    parts.push("-o export.webp");
+    parts.push("-OJ"); // save under the Content-Disposition file name
   }
   parts.push(`'${url}'`);
   return parts.join(" ");
