@@ -1,10 +1,11 @@
 import { HTTPException } from "hono/http-exception";
 import { bodyLimit } from "hono/body-limit";
-import type { AppDeps } from "./lib/app_env.ts";
+import type { MiddlewareHandler } from "hono";
+import type { AppDeps, AppEnv } from "./lib/app_env.ts";
 import { ApiError, ErrorSchema, RateLimitErrorSchema } from "./lib/errors.ts";
 import { errorResponse } from "./lib/respond.ts";
 import { createRouter, METHOD_PROBE, methodNotAllowed } from "./lib/router.ts";
-import { accessLog, requestId, utf8JsonBody } from "./lib/middleware.ts";
+import { accessLog, requestId, unreadableBody, utf8JsonBody } from "./lib/middleware.ts";
 import { createCacheAdminRouter } from "./routes/cache_admin.ts";
 import { createDiscoveryRouter } from "./routes/discovery.ts";
 import { createEditorRouter } from "./routes/editor.ts";
@@ -79,8 +80,8 @@ function mountMethodFallbacks(app: App) {
 }
 
 /** Bodies over `maxSize` are refused while streaming, before they are buffered. */
-function bodyLimitOf(maxSize: number, advice: string) {
-  return bodyLimit({
+function bodyLimitOf(maxSize: number, advice: string): MiddlewareHandler<AppEnv> {
+  const limit = bodyLimit({
     maxSize,
     onError: () => {
       throw new ApiError(413, "invalid_request", "The request body is too large.", {
@@ -88,6 +89,16 @@ function bodyLimitOf(maxSize: number, advice: string) {
       });
     },
   });
+  return async (c, next) => {
+    let reachedHandler = false;
+    try {
+      await limit(c, () => (reachedHandler = true, next()));
+    } catch (error) {
+      // A chunked body is read here: broken framing or a client gone mid-body is its fault.
+      if (reachedHandler || error instanceof ApiError) throw error;
+      throw unreadableBody();
+    }
+  };
 }
 
 function toApiError(err: unknown, deps: AppDeps, requestId: string): ApiError {

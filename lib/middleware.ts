@@ -62,7 +62,10 @@ const JSON_CONTENT_TYPE = /^\s*application\/([a-z0-9.-]+\+)?json\s*(;|$)/i;
 export function utf8JsonBody(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (JSON_CONTENT_TYPE.test(c.req.header("Content-Type") ?? "")) {
-      const bytes = await c.req.arrayBuffer(); // after the body limit: at most 64 KiB
+      // After the body limit: at most 64 KiB. A read that breaks off is the client's error.
+      const bytes = await c.req.arrayBuffer().catch((error) => {
+        throw error instanceof ApiError ? error : unreadableBody();
+      });
       let valid = true;
       try {
         STRICT_UTF8.decode(bytes);
@@ -77,4 +80,11 @@ export function utf8JsonBody(): MiddlewareHandler<AppEnv> {
     }
     await next();
   };
+}
+
+/** 400 for a request body that broke off or was framed wrongly while being read. */
+export function unreadableBody(): ApiError {
+  return new ApiError(400, "invalid_request", "The request body could not be read.", {
+    hint: "Send the whole body with a correct Content-Length or chunked encoding.",
+  });
 }

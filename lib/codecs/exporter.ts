@@ -101,6 +101,14 @@ export function planExport(input: Uint8Array, request: ExportRequest): ExportPla
       { hint: "Scale the image down (or export a smaller region) and retry." },
     );
   }
+  // A JPEG needs at least one Huffman-coded bit per 8x8 block; MozJPEG's decoder pads missing
+  // scan data with grey instead of failing, so without this a 3 KB file that claims 49 MP would
+  // cost seconds of encoding. The bound is half the true minimum, so no real file trips it.
+  if (kind === "jpeg" && input.length < (info.width * info.height) / 1024) {
+    throw new ImageProcessingError(
+      `jpeg of ${input.length} bytes cannot hold ${info.width}x${info.height} pixels`,
+    );
+  }
   const { width, height, orientation, hasAlpha } = info;
   return { kind, ...request, width, height, orientation, hasAlpha };
 }
