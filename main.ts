@@ -1,5 +1,5 @@
 import { createApp } from "./app.ts";
-import { createChromiumCapturer } from "./lib/capture/chromium_capturer.ts";
+import { createCaptureBackends } from "./lib/capture/capture_backends.ts";
 import { createImageExporter } from "./lib/codecs/exporter.ts";
 import { ConfigError, parseConfig } from "./lib/config.ts";
 import { createLogger } from "./lib/log.ts";
@@ -24,13 +24,9 @@ async function main() {
   const store = await openStore(config, clock, log);
   // sharp when FFI allows it, else the wasm Worker pool; warmed before the first request.
   const exporter = await createImageExporter({ log });
-  // Chromium launches in the background; if it cannot start, captures answer 503.
-  const capture = createChromiumCapturer({
-    chromePath: config.CHROME_PATH,
-    timeoutMs: config.CAPTURE_TIMEOUT_MS,
-    allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK,
-    log,
-  });
+  // Local Chromium first, BROWSER_WS_ENDPOINT behind it (or alone); started in the background,
+  // and captures answer 503 while no backend can run.
+  const capture = createCaptureBackends({ config, log });
   void capture.start();
   const app = createApp({
     config,

@@ -48,11 +48,16 @@ export interface BrowserHost {
 /** The executable to launch: CHROME_PATH if it exists, else the first candidate found. */
 export function findChromium(chromePath?: string): { path: string } | { error: string } {
   if (chromePath) {
-    return isFile(chromePath)
+    if (!isFile(chromePath)) {
+      return { error: `CHROME_PATH=${chromePath} does not exist or is not a file` };
+    }
+    // Why: spawning a file without execute permission fails with an EACCES 'error' event that
+    // puppeteer (pipe mode) does not listen for, and that uncaught error ends the whole service.
+    return isExecutable(chromePath)
       ? { path: chromePath }
-      : { error: `CHROME_PATH=${chromePath} does not exist or is not a file` };
+      : { error: `CHROME_PATH=${chromePath} is not executable` };
   }
-  const found = CHROME_CANDIDATES.find(isFile);
+  const found = CHROME_CANDIDATES.find((path) => isFile(path) && isExecutable(path));
   return found
     ? { path: found }
     : { error: `no Chromium found at ${CHROME_CANDIDATES.join(", ")}` };
@@ -212,6 +217,16 @@ async function removeProfile(dir: string, log: Logger): Promise<void> {
       if (attempt === 2) log.warn("could not remove browser profile", { dir, error });
       await new Promise((r) => setTimeout(r, 100));
     }
+  }
+}
+
+/** Any execute bit (a finer check would need access(2)); no mode bits (Windows) counts as yes. */
+function isExecutable(path: string): boolean {
+  try {
+    const { mode } = Deno.statSync(path);
+    return mode === null || (mode & 0o111) !== 0;
+  } catch {
+    return false;
   }
 }
 

@@ -123,14 +123,24 @@ export async function createPagePool(options: PagePoolOptions): Promise<PagePool
   };
 }
 
-/** Viewport in CSS pixels at scale 1, mobile emulation and user agent, prefers-color-scheme. */
 async function configure(
   slot: Slot,
   deviceType: DeviceType,
   colorScheme: ColorScheme,
   userAgents: Record<DeviceType, string>,
 ): Promise<void> {
-  const { page } = slot;
+  await emulateDevice(slot.page, deviceType, colorScheme, userAgents);
+  slot.deviceType = deviceType;
+  slot.colorScheme = colorScheme;
+}
+
+/** Viewport in CSS pixels at scale 1, mobile emulation and user agent, prefers-color-scheme. */
+export async function emulateDevice(
+  page: Page,
+  deviceType: DeviceType,
+  colorScheme: ColorScheme,
+  userAgents: Record<DeviceType, string>,
+): Promise<void> {
   const mobile = deviceType === "mobile";
   const { width, height } = VIEWPORTS[deviceType];
   await Promise.all([
@@ -138,15 +148,13 @@ async function configure(
     page.setUserAgent({ userAgent: userAgents[deviceType] }),
     page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: colorScheme }]),
   ]);
-  slot.deviceType = deviceType;
-  slot.colorScheme = colorScheme;
 }
 
 /**
  * The browser's own user agent without "Headless" (some sites refuse headless browsers), and
  * an Android phone's for mobile, both naming the running Chrome version.
  */
-function userAgentsOf(browserAgent: string): Record<DeviceType, string> {
+export function userAgentsOf(browserAgent: string): Record<DeviceType, string> {
   const major = /Chrome\/(\d+)/.exec(browserAgent)?.[1] ?? "130";
   return {
     desktop: browserAgent.replace("HeadlessChrome/", "Chrome/"),

@@ -29,7 +29,8 @@ export interface Rendered {
 /** Navigates, settles and shoots the viewport; throws for what the caller maps to API errors. */
 export async function render(
   page: Page,
-  session: EgressSession,
+  // Only its refusals are read: the remote backend passes its request guard here.
+  session: Pick<EgressSession, "refusals">,
   url: string,
   timeoutMs: number,
 ): Promise<Rendered> {
@@ -61,7 +62,10 @@ export async function render(
 }
 
 /** An answer the egress proxy wrote itself (refused destination) is an error, not a page. */
-function rejectProxyAnswer(response: HTTPResponse | null, session: EgressSession): void {
+function rejectProxyAnswer(
+  response: HTTPResponse | null,
+  session: Pick<EgressSession, "refusals">,
+): void {
   if (!response?.headers()[EGRESS_MARKER_HEADER]) return;
   const refusal = session.refusals.at(-1);
   if (refusal) throw refusalError(refusal);

@@ -1,5 +1,5 @@
 import { createApp } from "../../app.ts";
-import { createChromiumCapturer } from "../../lib/capture/chromium_capturer.ts";
+import { createCaptureBackends } from "../../lib/capture/capture_backends.ts";
 import type { AppDeps } from "../../lib/app_env.ts";
 import { createWasmExporter } from "../../lib/codecs/exporter.ts";
 import { parseConfig } from "../../lib/config.ts";
@@ -34,13 +34,9 @@ export async function createTestApp(options: TestAppOptions = {}) {
     clock,
     fetch: globalThis.fetch,
     upstreams: DEFAULT_UPSTREAMS,
-    // Real Chromium behind the egress proxy, launched only if a test captures; close() ends it.
-    capture: options.deps?.capture ?? createChromiumCapturer({
-      chromePath: config.CHROME_PATH,
-      timeoutMs: config.CAPTURE_TIMEOUT_MS,
-      allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK,
-      log,
-    }),
+    // Real Chromium behind the egress proxy (plus BROWSER_WS_ENDPOINT if the env sets it),
+    // launched or connected only if a test captures; close() ends it.
+    capture: options.deps?.capture ?? createCaptureBackends({ config, log }),
     // wasm path; its Workers start only if a test exports, and close() stops them.
     exporter: createWasmExporter(),
     ...options.deps,

@@ -1,0 +1,105 @@
+/**
+ * Which capture backends an instance runs, in order: the local Chromium first when there is
+ * one, the remote browsers of BROWSER_WS_ENDPOINT behind it (or alone, as on Deno Deploy).
+ * Only "this backend cannot run" (503 upstream_unavailable) moves a capture on to the next
+ * backend: a page that times out, is refused or fails to load (408, 400, 500) would do the same
+ * in any browser, so that answer is final.
+ */
+import type { Config } from "../config.ts";
+import { ApiError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { Resolver } from "./address.ts";
+import { findChromium } from "./browser.ts";
+import { createChromiumCapturer } from "./chromium_capturer.ts";
+import { createRemoteCapturer } from "./remote_capturer.ts";
+import type { Backoff } from "./remote_endpoint.ts";
+import type { CaptureJob, Capturer, CaptureResult } from "./types.ts";
+
+/** A Capturer that main.ts can warm up before the first request. */
+export interface StartableCapturer extends Capturer {
+  /** Launches / connects every backend; failures are logged and leave that backend "down". */
+  start(): Promise<void>;
+}
+
+export interface CaptureBackendsOptions {
+  config: Pick<
+    Config,
+    "CHROME_PATH" | "BROWSER_WS_ENDPOINT" | "CAPTURE_TIMEOUT_MS" | "ALLOW_PRIVATE_NETWORK"
+  >;
+  log: Logger;
+  /** DNS for both network boundaries; `Deno.resolveDns` by default. */
+  resolver?: Resolver;
+  /** Reconnection delays of the remote endpoints. */
+  backoff?: Backoff;
+  /** Whether auto-detection finds a local Chromium (test seam; CHROME_CANDIDATES by default). */
+  localChromiumFound?: () => boolean;
+}
+
+/** The backends the configuration asks for; nothing is launched or connected yet. */
+export function createCaptureBackends(options: CaptureBackendsOptions): StartableCapturer {
+  const { config, log, resolver } = options;
+  const endpoints = config.BROWSER_WS_ENDPOINT ?? [];
+  const localFound = options.localChromiumFound ?? (() => "path" in findChromium());
+  const common = {
+    timeoutMs: config.CAPTURE_TIMEOUT_MS,
+    allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK,
+    resolver,
+    log,
+  };
+  const backends: StartableCapturer[] = [];
+  // An explicit CHROME_PATH is always honoured (a wrong one shows as "down" in /healthz); with
+  // endpoints and no Chromium on this machine (Deno Deploy) a local backend could only fail.
+  if (config.CHROME_PATH || endpoints.length === 0 || localFound()) {
+    backends.push(createChromiumCapturer({ ...common, chromePath: config.CHROME_PATH }));
+  }
+  if (endpoints.length > 0) {
+    backends.push(createRemoteCapturer({ ...common, endpoints, backoff: options.backoff }));
+  }
+  return chainCapturers(backends, log);
+}
+
+/** Tries `backends` in order; a single backend is returned as it is. */
+export function chainCapturers(backends: StartableCapturer[], log: Logger): StartableCapturer {
+  if (backends.length === 1) return backends[0];
+  return {
+    async start() {
+      await Promise.all(backends.map((backend) => backend.start()));
+    },
+    status: () => backends.flatMap((backend) => backend.status()),
+    async capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult> {
+      const unavailable: ApiError[] = [];
+      for (const backend of backends) {
+        try {
+          return await backend.capture(job, signal);
+        } catch (error) {
+          if (!isUnavailable(error) || signal?.aborted) throw error;
+          unavailable.push(error);
+          log.info("capture backend unavailable; trying the next one", {
+            backend: backend.status()[0]?.name,
+            reason: error.message,
+          });
+        }
+      }
+      throw allBackendsDown(unavailable);
+    },
+    async close() {
+      await Promise.all(backends.map((backend) => backend.close()));
+    },
+  };
+}
+
+function isUnavailable(error: unknown): error is ApiError {
+  return error instanceof ApiError && error.status === 503 && error.code === "upstream_unavailable";
+}
+
+/** The 503 when every backend is down: the soonest any of them may be back is the wait. */
+function allBackendsDown(errors: ApiError[]): ApiError {
+  const waits = errors.map((e) => Number(e.headers["Retry-After"])).filter((s) => s > 0);
+  const retryAfter = waits.length > 0 ? Math.min(...waits) : 10;
+  return new ApiError(503, "upstream_unavailable", "No browser is available to render the page.", {
+    hint: "Every capture backend is down: the local Chromium and the remote browsers of " +
+      "BROWSER_WS_ENDPOINT (GET /healthz shows each one's state). " +
+      "Retry after Retry-After seconds.",
+    headers: { "Retry-After": String(retryAfter) },
+  });
+}

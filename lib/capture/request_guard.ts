@@ -1,0 +1,135 @@
+/**
+ * The network boundary for remote browsers, which cannot use our egress proxy. The capture's URL
+ * is resolved and judged before the remote browser is asked to load it; then, with request
+ * interception, every request of the page (top document, redirect hops, subresources, frames,
+ * fetch and XHR, worker fetches, beacons) is judged the same way and aborted when forbidden,
+ * before it leaves the remote browser. What this cannot see (WebSockets, WebRTC, the remote
+ * browser's own DNS lookup...) is listed in the README section "Remote browsers": the fleet's
+ * network must enforce the same boundary.
+ */
+import type { HTTPRequest, Page } from "puppeteer-core";
+import type { Logger } from "../log.ts";
+import type { Resolver } from "./address.ts";
+import { refusalError } from "./capture_errors.ts";
+import {
+  checkDestination,
+  type Checked,
+  type EgressPolicy,
+  type EgressRefusal,
+} from "./egress_policy.ts";
+
+export interface RequestGuard {
+  /** Requests refused so far, oldest first (read by the error mapping). */
+  readonly refusals: readonly EgressRefusal[];
+  /** Judges the capture's own URL before navigation; throws the API error of a refusal. */
+  checkTarget(url: string): Promise<void>;
+  /** Intercepts every request of `page`: allowed ones continue, forbidden ones are aborted. */
+  attach(page: Page): Promise<void>;
+}
+
+export interface RequestGuardOptions {
+  resolver: Resolver;
+  /** ALLOW_PRIVATE_NETWORK: nothing to enforce, so no lookups and no interception. */
+  allowPrivateNetwork: boolean;
+  log: Logger;
+}
+
+// These never reach the network: nothing to judge.
+const LOCAL_SCHEMES = new Set(["data:", "blob:", "about:"]);
+const DEFAULT_PORTS: Record<string, number> = { "http:": 80, "https:": 443 };
+
+/**
+ * Runs in every document before its own scripts: interception never sees WebSocket, WebTransport
+ * or WebRTC traffic, so pages lose those constructors, and service workers (whose own fetches
+ * are not intercepted) cannot be registered. Defence in depth only: a dedicated worker still has
+ * WebSocket; the fleet's egress firewall is what stops it.
+ */
+const NO_UNINTERCEPTED_CHANNELS = `(() => {
+  const refuse = function () {
+    throw new DOMException("Blocked by the capture service's network policy", "SecurityError");
+  };
+  for (const name of ["WebSocket", "WebTransport", "RTCPeerConnection", "webkitRTCPeerConnection"]) {
+    if (name in globalThis) Object.defineProperty(globalThis, name, { value: refuse });
+  }
+  if (globalThis.ServiceWorkerContainer) {
+    ServiceWorkerContainer.prototype.register = () =>
+      Promise.reject(new DOMException("Service workers are disabled", "SecurityError"));
+  }
+})();`;
+
+/** A guard for one capture: lookups are shared by the page's requests to the same host. */
+export function createRequestGuard(options: RequestGuardOptions): RequestGuard {
+  const { log, allowPrivateNetwork } = options;
+  // The guard never connects anywhere: only the resolver and the address rules are used.
+  const policy: EgressPolicy = {
+    resolver: options.resolver,
+    allowPrivateNetwork,
+    connectTimeoutMs: 0,
+  };
+  const refusals: EgressRefusal[] = [];
+  const verdicts = new Map<string, Promise<Checked>>();
+
+  /** The verdict for a URL; "local" for schemes that stay inside the browser. */
+  const judge = (raw: string): Promise<Checked> | "local" | "refuse" => {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      return "refuse";
+    }
+    if (LOCAL_SCHEMES.has(url.protocol)) return "local";
+    // Anything but http(s) (file:, ftp:, chrome:...) has no business in a capture.
+    const defaultPort = DEFAULT_PORTS[url.protocol];
+    if (!defaultPort || !url.hostname) return "refuse";
+    const port = Number(url.port || defaultPort);
+    const key = `${url.hostname}:${port}`;
+    let verdict = verdicts.get(key);
+    if (!verdict) {
+      verdict = checkDestination(url.hostname, port, policy);
+      verdicts.set(key, verdict);
+    }
+    return verdict;
+  };
+
+  const refuse = (refusal: EgressRefusal) => {
+    refusals.push(refusal);
+    log.debug("remote request refused", { ...refusal });
+  };
+
+  const decide = async (request: HTTPRequest) => {
+    const verdict = judge(request.url());
+    let allowed: boolean;
+    if (verdict === "local") allowed = true;
+    else if (verdict === "refuse") allowed = false;
+    else {
+      const checked = await verdict;
+      if (!checked.ok) refuse(checked.refusal);
+      allowed = checked.ok;
+    }
+    // The page may be gone by now (capture over, context closed): nothing left to decide.
+    await (allowed ? request.continue() : request.abort("blockedbyclient")).catch(() => {});
+  };
+
+  return {
+    refusals,
+    async checkTarget(url) {
+      if (allowPrivateNetwork) return;
+      const verdict = judge(url);
+      if (verdict === "local" || verdict === "refuse") return; // parseTargetUrl allows only http(s)
+      const checked = await verdict;
+      if (checked.ok) return;
+      refuse(checked.refusal);
+      throw refusalError(checked.refusal);
+    },
+    async attach(page) {
+      if (allowPrivateNetwork) return;
+      await Promise.all([
+        // A service worker would answer the page's requests out of sight of the interception.
+        page.setBypassServiceWorker(true),
+        page.evaluateOnNewDocument(NO_UNINTERCEPTED_CHANNELS),
+      ]);
+      page.on("request", (request) => void decide(request));
+      await page.setRequestInterception(true);
+    },
+  };
+}
