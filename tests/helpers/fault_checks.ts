@@ -1,0 +1,106 @@
+/**
+ * Checks shared by the fault tests: "nothing hangs" (a bounded wait that fails with a reason),
+ * and "no Chromium process or temporary profile is left behind", found with `ps` without
+ * touching anybody else's browsers (other engineers and tests run Chromium on this machine).
+ *
+ * Chromium's crash handler double-forks to PID 1, so a parent chain cannot find it. Instead every
+ * browser we start is tagged: its environment carries LEAK_MARK_VAR (Chromium and all of its
+ * helpers inherit the environment), and its command line names a profile directory that starts
+ * with `shotline-chromium-<owner pid>-`.
+ */
+import assert from "node:assert/strict";
+import { PROFILE_PREFIX } from "../../lib/capture/browser.ts";
+
+/** Environment variable whose value tags the Chromium processes a test starts. */
+export const LEAK_MARK_VAR = "SHOTLINE_FAULT_MARK";
+
+/** Settles like `work`, or fails the test with `what` once `ms` have passed (never hangs). */
+export async function within<T>(work: T | Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: still pending after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, guard]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Polls `condition` (bounded) for state driven by other processes; fails with `what`. */
+export async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!await condition()) {
+    if (performance.now() > deadline) assert.fail(`${what} (waited ${timeoutMs} ms)`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * Tags the Chromium processes this test process launches from now on with a fresh mark (puppeteer
+ * passes our environment to the browser). Returns the mark.
+ */
+export function markOwnChromium(): string {
+  const mark = crypto.randomUUID();
+  Deno.env.set(LEAK_MARK_VAR, mark);
+  return mark;
+}
+
+export interface ChromiumOwner {
+  /** Value of LEAK_MARK_VAR in the browsers' environment. */
+  mark?: string;
+  /** Pid of the process that launched them (their profile directory carries it). */
+  ownerPid: number;
+}
+
+export interface LiveProcess {
+  pid: number;
+  command: string;
+}
+
+/**
+ * Live (not zombie) Chromium processes of `owner`: browser, renderers, GPU, crash handlers.
+ * Read with `ps` (the test permissions do not reach /proc), environment included (`e`).
+ */
+export function chromiumProcesses(owner: ChromiumOwner): LiveProcess[] {
+  const profile = `${PROFILE_PREFIX}${owner.ownerPid}-`;
+  const mark = owner.mark ? `${LEAK_MARK_VAR}=${owner.mark}` : null;
+  const ps = new Deno.Command("ps", { args: ["-e", "-ww", "e", "-o", "pid=,stat=,comm=,args="] });
+  const found: LiveProcess[] = [];
+  for (const line of new TextDecoder().decode(ps.outputSync().stdout).split("\n")) {
+    const [, pid, stat, command, rest] = /^\s*(\d+)\s+(\S+)\s+(\S+)\s*(.*)$/.exec(line) ?? [];
+    if (!pid || stat.startsWith("Z") || !/chrom/i.test(command)) continue;
+    if (rest.includes(profile) || (mark && rest.includes(mark))) {
+      found.push({ pid: Number(pid), command });
+    }
+  }
+  return found;
+}
+
+/** Temporary Chromium profiles of `ownerPid` still on disk. */
+export function chromiumProfiles(ownerPid: number): string[] {
+  const dir = Deno.env.get("TMPDIR") ?? "/tmp";
+  const prefix = `${PROFILE_PREFIX}${ownerPid}-`;
+  return [...Deno.readDirSync(dir)].filter((e) => e.name.startsWith(prefix)).map((e) => e.name);
+}
+
+/**
+ * Asserts that, within a few seconds (helpers exit shortly after the browser), no Chromium
+ * process and no temporary profile of `owner` remains.
+ */
+export async function assertNoChromiumLeft(owner: ChromiumOwner): Promise<void> {
+  await eventually(
+    () => chromiumProcesses(owner).length === 0 && chromiumProfiles(owner.ownerPid).length === 0,
+    "Chromium processes or profiles left behind",
+  ).catch(() => {
+    assert.deepEqual(
+      { processes: chromiumProcesses(owner), profiles: chromiumProfiles(owner.ownerPid) },
+      { processes: [], profiles: [] },
+      "no Chromium process or temporary profile is left behind",
+    );
+  });
+}
