@@ -1,3 +1,4 @@
+import { withTimeout } from "./deadline.ts";
 import type { Logger } from "./log.ts";
 import type { Store } from "./store/store.ts";
 import type { PostLookup } from "./syndication.ts";
@@ -6,6 +7,9 @@ import type { PostLookup } from "./syndication.ts";
 export const POST_TTL_MS = 5 * 60_000;
 // Unknown or tombstoned posts may appear or come back: remember that only briefly.
 export const NEGATIVE_TTL_MS = 60_000;
+// A slow store must cost a lookup little: past these budgets the cache is skipped, as for captures.
+const STORE_READ_MS = 1_000;
+const STORE_WRITE_MS = 3_000;
 
 /** Where an answer came from, for the access log: the store, the upstream, or a shared call. */
 export type LookupSource = "hit" | "miss" | "coalesced";
@@ -33,7 +37,8 @@ export function createPostCache() {
     id: string,
     fetchUpstream: () => Promise<PostLookup>,
   ): Promise<CachedLookup> {
-    const cached = await store.getValue<PostLookup>(postKey(id)).catch((error) => {
+    const read = withTimeout(store.getValue<PostLookup>(postKey(id)), STORE_READ_MS, "post read");
+    const cached = await read.catch((error) => {
       // A store outage degrades to uncached lookups rather than failing the request.
       log.warn("post cache read failed", { id, error });
       return null;
@@ -41,7 +46,12 @@ export function createPostCache() {
     if (cached) return { lookup: cached, source: "hit" };
     const lookup = await fetchUpstream();
     const ttl = lookup.kind === "found" ? POST_TTL_MS : NEGATIVE_TTL_MS;
-    await store.setValue(postKey(id), lookup, ttl).catch((error) => {
+    const write = withTimeout(
+      store.setValue(postKey(id), lookup, ttl),
+      STORE_WRITE_MS,
+      "post write",
+    );
+    await write.catch((error) => {
       // e.g. a payload over the backend's value size limit: serve it, just do not cache it.
       log.warn("post cache write failed", { id, error });
     });
