@@ -9,7 +9,7 @@ import { accessLog, requestId, unreadableBody, utf8JsonBody } from "./lib/middle
 import { createCacheAdminRouter } from "./routes/cache_admin.ts";
 import { createDiscoveryRouter } from "./routes/discovery.ts";
 import { createEditorRouter } from "./routes/editor.ts";
-import { createExportRouter } from "./routes/export.ts";
+import { createExportRouter, exportAdmission } from "./routes/export.ts";
 import { createHealthRouter } from "./routes/health.ts";
 import { createImageProxyRouter } from "./routes/image_proxy.ts";
 import { createPostRouter } from "./routes/post.ts";
@@ -30,6 +30,7 @@ export function createApp(deps: AppDeps) {
     await next();
   });
   app.use("*", requestId(), accessLog());
+  app.use("/api/export", exportAdmission());
   const uploadLimit = bodyLimitOf(deps.config.MAX_UPLOAD_BYTES, "Upload a smaller image");
   const jsonLimit = bodyLimitOf(DEFAULT_BODY_LIMIT, "Send a smaller JSON body");
   app.use("*", (c, next) => (c.req.path === "/api/export" ? uploadLimit : jsonLimit)(c, next));

@@ -1,4 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../lib/app_env.ts";
 import { ImageProcessingError } from "../lib/codecs/exporter.ts";
 import { EXPORT_FORMATS, MAX_PIXELS, MAX_SIDE, QUALITY_PRESETS } from "../lib/codecs/presets.ts";
 import { errorResponses } from "../lib/openapi.ts";
@@ -47,6 +49,22 @@ const errors = errorResponses({
 });
 
 const binary = z.string().openapi({ type: "string", format: "binary" });
+
+/**
+ * Admission for uploads, mounted by createApp ahead of the body limit (which buffers chunked
+ * bodies): a client retrying into a full encoder queue gets its 503 before any byte is read.
+ */
+export function exportAdmission(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (c.req.method !== "POST") return next();
+    const release = c.var.deps.exporter.reserve();
+    try {
+      await next();
+    } finally {
+      release();
+    }
+  };
+}
 
 const exportRoute = createRoute({
   method: "post",

@@ -168,6 +168,7 @@ Deno.test("a full export queue is 503 upstream_unavailable with Retry-After", as
     encoder: "wasm",
     warm: () => Promise.resolve(),
     close: () => Promise.resolve(),
+    reserve: () => scheduler.reserve(),
     export: (input) =>
       scheduler.run(1, async () => {
         started();
@@ -193,6 +194,16 @@ Deno.test("a full export queue is 503 upstream_unavailable with Retry-After", as
     const busy = await post();
     assert.equal(busy.headers.get("retry-after"), "2");
     await assertEnvelope(app, busy, 503, "upstream_unavailable");
+    // Refused before its body is read: an upload that never ends still gets its 503.
+    const endless = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) });
+    const refused = await app.request("/api/export", {
+      method: "POST",
+      headers: { "Content-Type": "multipart/form-data; boundary=b" },
+      body: endless,
+      duplex: "half",
+    } as RequestInit);
+    await assertEnvelope(app, refused, 503, "upstream_unavailable");
+    await endless.cancel().catch(() => {});
     release();
     const ok = await first;
     assert.equal(ok.status, 200);

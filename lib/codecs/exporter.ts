@@ -40,6 +40,8 @@ export interface ImageExporter {
   readonly encoder: EncoderName;
   /** Loads and warms the codecs (and workers) so the first request pays nothing. */
   warm(): Promise<void>;
+  /** Holds a place for an upload before its body is read; throws 503 when none is left. */
+  reserve(): () => void;
   /** Recompresses one upload. `input` may be transferred to a worker (left detached). */
   export(input: Uint8Array, request: ExportRequest): Promise<ExportResult>;
   close(): Promise<void>;
@@ -134,6 +136,7 @@ function exporterOf(
   return {
     encoder,
     warm: () => hooks.warm(),
+    reserve: () => scheduler.reserve(),
     async export(input, request) {
       const plan = planExport(input, request);
       let bytes: Uint8Array<ArrayBuffer>;

@@ -29,6 +29,7 @@ export class JobScheduler {
   readonly #options: SchedulerOptions;
   readonly #busy: boolean[];
   readonly #queue: Waiting[] = [];
+  #reserved = 0;
 
   constructor(options: SchedulerOptions) {
     this.#options = options;
@@ -38,6 +39,20 @@ export class JobScheduler {
   /** Jobs running and waiting, for logs and tests. */
   get load(): { running: number; queued: number } {
     return { running: this.#busy.filter(Boolean).length, queued: this.#queue.length };
+  }
+
+  /**
+   * Holds a place for an upload before its body is read (503 when every slot and queue place is
+   * held), so refused uploads cost neither parsing nor memory. Returns the release function.
+   */
+  reserve(): () => void {
+    if (this.#reserved >= this.#busy.length + this.#options.maxQueue) throw busyError();
+    this.#reserved++;
+    let released = false;
+    return () => {
+      if (!released) this.#reserved--;
+      released = true;
+    };
   }
 
   /** Runs `job` on a free slot (waiting in the queue if none); 503 when the queue is full. */
