@@ -5,7 +5,8 @@ import type { CaptureJob, CaptureResult } from "./types.ts";
 
 // A slow store must not hold a capture hostage: past these, a read is a miss and a write is
 // skipped (the request still gets its image).
-export const CACHE_READ_TIMEOUT_MS = 1_000;
+// (A read timing out under CPU saturation costs a whole render, so it is not too tight.)
+export const CACHE_READ_TIMEOUT_MS = 2_500;
 export const CACHE_WRITE_TIMEOUT_MS = 3_000;
 
 /** A capture as the cache returns it. */
