@@ -1,0 +1,212 @@
+/**
+ * Helpers of `deno task load` and `deno task bench:peers`: the real main.ts as a child process
+ * (logs to a file, so writing them costs what it costs in production and nothing in the load
+ * generator), and memory of the service and its Chromium read from /proc.
+ */
+const ROOT = new URL("../", import.meta.url).pathname;
+// The permissions of `deno task start`.
+const START_FLAGS = [
+  "--allow-net",
+  "--allow-env",
+  "--allow-read",
+  "--allow-write",
+  "--allow-run",
+  "--allow-sys",
+  "--allow-ffi",
+];
+// Chromium launches in the background at start; 60 s covers a loaded machine.
+const READY_TIMEOUT_MS = 60_000;
+const MB = 1024;
+
+export interface Service {
+  pid: number;
+  origin: string;
+  /** JSON-lines log of the service (stdout and stderr). */
+  logPath: string;
+  /** SIGTERM, then the exit code (main.ts drains in-flight requests first). */
+  stop(): Promise<number>;
+}
+
+/** A free loopback port (closed again at once; the child binds it a moment later). */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr;
+  listener.close();
+  return port;
+}
+
+/** Starts `deno run main.ts` with `env` on a free port and waits for a ready capture backend. */
+export async function startService(env: Record<string, string>, logDir: string): Promise<Service> {
+  const port = freePort();
+  const logPath = `${logDir}/service-${port}.log`;
+  // exec: the pid we hold is Deno's own, so /proc figures and SIGTERM reach the service.
+  const process = new Deno.Command("sh", {
+    args: [
+      "-c",
+      'exec "$@" > "$LOG" 2>&1',
+      "sh",
+      Deno.execPath(),
+      "run",
+      ...START_FLAGS,
+      "main.ts",
+    ],
+    cwd: ROOT,
+    env: { ...env, PORT: String(port), HOST: "127.0.0.1", LOG: logPath },
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const origin = `http://127.0.0.1:${port}`;
+  const service: Service = {
+    pid: process.pid,
+    origin,
+    logPath,
+    async stop() {
+      try {
+        process.kill("SIGTERM");
+      } catch {
+        // already gone
+      }
+      return (await process.status).code;
+    },
+  };
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let last = "no answer";
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${origin}/healthz`);
+      const health = await res.json();
+      last = JSON.stringify(health);
+      if (health.capture?.some((b: { state: string }) => b.state === "ready")) return service;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await service.stop();
+  throw new Error(`service not ready within ${READY_TIMEOUT_MS} ms (last /healthz: ${last})`);
+}
+
+/** A child process that prints one JSON line when it listens (bench/load_upstream.ts...). */
+export async function spawnJsonChild<T>(script: string, ...args: string[]) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", script, ...args],
+    cwd: ROOT,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${script} exited before it listened`);
+    text += value;
+  }
+  reader.releaseLock();
+  const info = JSON.parse(text.split("\n")[0]) as T;
+  return {
+    info,
+    async stop() {
+      child.kill("SIGTERM");
+      await child.status;
+      await child.stdout.cancel().catch(() => {});
+    },
+  };
+}
+
+function readStatusKb(pid: number, field: string): number {
+  try {
+    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+    return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
+  } catch {
+    return 0; // the process just exited
+  }
+}
+
+function pssKb(pid: number): number {
+  try {
+    const rollup = Deno.readTextFileSync(`/proc/${pid}/smaps_rollup`);
+    return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** Every process below `root` (Chromium's browser, zygotes, GPU, utility and renderers). */
+export function descendantsOf(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry.name));
+      children.set(ppid, list);
+    } catch {
+      // exited while we listed
+    }
+  }
+  const found: number[] = [];
+  const stack = [...(children.get(root) ?? [])];
+  while (stack.length) {
+    const pid = stack.pop()!;
+    found.push(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return found;
+}
+
+export interface MemorySample {
+  /** VmRSS of the service process, MB. */
+  denoMb: number;
+  /** VmRSS summed over every descendant (Chromium), MB: counts shared pages once per process. */
+  chromiumRssMb: number;
+  /** Proportional set size summed over the same processes, MB: shared pages split fairly. */
+  chromiumPssMb: number;
+  chromiumProcesses: number;
+}
+
+/** One reading of the service's and its Chromium's memory. */
+export function sampleMemory(pid: number): MemorySample {
+  const kids = descendantsOf(pid);
+  return {
+    denoMb: readStatusKb(pid, "VmRSS") / MB,
+    chromiumRssMb: kids.reduce((sum, kid) => sum + readStatusKb(kid, "VmRSS"), 0) / MB,
+    chromiumPssMb: kids.reduce((sum, kid) => sum + pssKb(kid), 0) / MB,
+    chromiumProcesses: kids.length,
+  };
+}
+
+/** Samples memory every `intervalMs` until stopped; returns the first sample and the peaks. */
+export function watchPeaks(pid: number, intervalMs = 250) {
+  const start = sampleMemory(pid);
+  const peak: MemorySample = { ...start };
+  const take = () => {
+    const now = sampleMemory(pid);
+    peak.denoMb = Math.max(peak.denoMb, now.denoMb);
+    peak.chromiumRssMb = Math.max(peak.chromiumRssMb, now.chromiumRssMb);
+    peak.chromiumPssMb = Math.max(peak.chromiumPssMb, now.chromiumPssMb);
+    peak.chromiumProcesses = Math.max(peak.chromiumProcesses, now.chromiumProcesses);
+  };
+  const timer = setInterval(take, intervalMs);
+  return {
+    stop(): { start: MemorySample; peak: MemorySample } {
+      clearInterval(timer);
+      take();
+      return { start, peak };
+    },
+  };
+}
+
+/** The 1, 5 and 15 minute load averages, as printed beside every figure. */
+export function loadAverage(): string {
+  return Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
