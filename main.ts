@@ -2,6 +2,7 @@ import { createApp } from "./app.ts";
 import { createCaptureBackends } from "./lib/capture/capture_backends.ts";
 import { createImageExporter } from "./lib/codecs/exporter.ts";
 import { ConfigError, parseConfig } from "./lib/config.ts";
+import { createDrainGate } from "./lib/drain.ts";
 import { createLogger } from "./lib/log.ts";
 import { openStore } from "./lib/store/open_store.ts";
 import { SYSTEM_CLOCK } from "./lib/store/store.ts";
@@ -39,20 +40,26 @@ async function main() {
     capture,
   });
 
+  const gate = createDrainGate(app.fetch, config.PUBLIC_BASE_URL);
   const server = Deno.serve({
     port: config.PORT,
     hostname: config.HOST,
     onListen: ({ hostname, port }) => log.info("listening", { hostname, port, store: store.kind }),
-  }, app.fetch);
+  }, gate.fetch);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info("shutting down", { signal, drainTimeoutMs: DRAIN_TIMEOUT_MS });
+    const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+    // Uploads in progress must arrive before the listener closes (see lib/drain.ts).
+    if (!await gate.closeGate(DRAIN_TIMEOUT_MS)) log.warn("uploads still arriving at the bound");
     const drained = await Promise.race([
       server.shutdown().then(() => true),
-      new Promise<false>((resolve) => setTimeout(() => resolve(false), DRAIN_TIMEOUT_MS)),
+      new Promise<false>((resolve) =>
+        setTimeout(resolve, Math.max(0, deadline - Date.now()), false)
+      ),
     ]);
     if (!drained) log.warn("drain timed out; closing with requests in flight");
     await store.close();
