@@ -9,6 +9,7 @@ import { createTestApp } from "./helpers/app.ts";
 import { assertEnvelope } from "./helpers/envelope.ts";
 import { encodeFixture, screenshotPixels } from "./codecs_fixtures.ts";
 import { type BadImage, badImages, validPng } from "./fixtures/bad_images.ts";
+import { within10s } from "./helpers/fault_checks.ts";
 
 // Generous: one 50 MP decode is 200 MB of RGBA; a leak over a batch of 28 files would show.
 const MAX_RSS_GROWTH = 300 * 1024 * 1024;
@@ -21,19 +22,6 @@ const REAL = {
 };
 const BATCH = badImages(REAL);
 const sharp = await createSharpExporter();
-
-/** Fails the test when one request takes more than 10 s (a hang); no timing assertion. */
-async function within10s<T>(what: string, work: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const hang = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took more than 10 s`)), 10_000);
-  });
-  try {
-    return await Promise.race([work, hang]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 function exportForm(image: BadImage, format: string): FormData {
   const form = new FormData();

@@ -9,19 +9,7 @@ import { sniffKind } from "../lib/codecs/image_info.ts";
 import { createTestApp } from "./helpers/app.ts";
 import { assertEnvelope } from "./helpers/envelope.ts";
 import { concat, pngDeclaring, validPng } from "./fixtures/bad_images.ts";
-
-/** Fails the test when one request takes more than 10 s (a hang); no timing assertion. */
-async function within10s<T>(what: string, work: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const hang = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took more than 10 s`)), 10_000);
-  });
-  try {
-    return await Promise.race([work, hang]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+import { within10s } from "./helpers/fault_checks.ts";
 
 const MAGIC = {
   png: Uint8Array.from([137, 80, 78, 71, 13, 10, 26, 10]),

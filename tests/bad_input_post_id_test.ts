@@ -7,19 +7,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { assertEnvelope } from "./helpers/envelope.ts";
 import { appWithUpstreams, startUpstream } from "./fixtures/loopback_upstream.ts";
-
-/** Fails the test when one request takes more than 10 s (a hang); no timing assertion. */
-async function within10s<T>(what: string, work: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const hang = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took more than 10 s`)), 10_000);
-  });
-  try {
-    return await Promise.race([work, hang]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+import { within10s } from "./helpers/fault_checks.ts";
 
 async function setup() {
   const upstream = startUpstream((_req, url) =>

@@ -6,19 +6,7 @@
 import assert from "node:assert/strict";
 import { createCaptureApp } from "./helpers/capture_app.ts";
 import { assertEnvelope } from "./helpers/envelope.ts";
-
-/** Fails the test when one request takes more than 10 s (a hang); no timing assertion. */
-async function within10s<T>(what: string, work: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const hang = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took more than 10 s`)), 10_000);
-  });
-  try {
-    return await Promise.race([work, hang]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+import { within10s } from "./helpers/fault_checks.ts";
 
 async function serve() {
   const t = await createCaptureApp();

@@ -11,19 +11,7 @@ import { createCaptureApp } from "./helpers/capture_app.ts";
 import { assertEnvelope } from "./helpers/envelope.ts";
 import { appWithUpstreams, startUpstream, TINY_PNG } from "./fixtures/loopback_upstream.ts";
 import { CAPTURE_SSRF, MEDIA_EQUIVALENTS, MEDIA_TRICKS } from "./fixtures/ssrf_corpus.ts";
-
-/** Fails the test when one request takes more than 10 s (a hang); no timing assertion. */
-async function within10s<T>(what: string, work: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const hang = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} took more than 10 s`)), 10_000);
-  });
-  try {
-    return await Promise.race([work, hang]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+import { within10s } from "./helpers/fault_checks.ts";
 
 async function assertHealthy(app: { request(path: string): Response | Promise<Response> }) {
   const res = await app.request("/healthz");

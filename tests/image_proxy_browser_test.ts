@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
-import puppeteer from "puppeteer-core";
 import { appWithUpstreams } from "./fixtures/loopback_upstream.ts";
 import { startMediaUpstream } from "./fixtures/media_upstream.ts";
-
-const CHROMIUM = "/usr/bin/chromium";
+import { launchChromium } from "./fixtures/editor_browser.ts";
 
 /** The editor's move in miniature: load an image, draw it, read the canvas back. */
 const CANVAS_PAGE = `<!doctype html>
@@ -52,15 +50,7 @@ Deno.test("Chromium draws a proxied image on a canvas and reads it back without 
   t.app.get("/__test/canvas", (c) => c.html(CANVAS_PAGE));
   const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, t.app.fetch);
   const port = server.addr.port;
-  const browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    pipe: true,
-    headless: true,
-    args: ["--no-sandbox"],
-    handleSIGINT: false,
-    handleSIGTERM: false,
-    handleSIGHUP: false,
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     const loaded = await page.goto(`http://127.0.0.1:${port}/__test/canvas`);

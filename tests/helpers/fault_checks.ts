@@ -27,6 +27,11 @@ export async function within<T>(work: T | Promise<T>, ms: number, what: string):
   }
 }
 
+/** Fails the test when one request takes more than 10 s (a hang); no timing assertion. */
+export function within10s<T>(what: string, work: Promise<T>): Promise<T> {
+  return within(work, 10_000, what);
+}
+
 /** Polls `condition` (bounded) for state driven by other processes; fails with `what`. */
 export async function eventually(
   condition: () => boolean | Promise<boolean>,
