@@ -194,16 +194,23 @@ Deno.test("a full export queue is 503 upstream_unavailable with Retry-After", as
     const busy = await post();
     assert.equal(busy.headers.get("retry-after"), "2");
     await assertEnvelope(app, busy, 503, "upstream_unavailable");
-    // Refused before its body is read: an upload that never ends still gets its 503.
-    const endless = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) });
+    // Refused before the upload is buffered or parsed: the body is only read to the end and
+    // dropped, so the client sees the 503 rather than a reset connection.
+    let chunksSent = 0;
+    const upload = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (chunksSent++ === 3) return controller.close();
+        controller.enqueue(new Uint8Array(64 * 1024));
+      },
+    });
     const refused = await app.request("/api/export", {
       method: "POST",
       headers: { "Content-Type": "multipart/form-data; boundary=b" },
-      body: endless,
+      body: upload,
       duplex: "half",
     } as RequestInit);
     await assertEnvelope(app, refused, 503, "upstream_unavailable");
-    await endless.cancel().catch(() => {});
+    assert.equal(chunksSent, 4, "the refused upload was read to its end");
     release();
     const ok = await first;
     assert.equal(ok.status, 200);
