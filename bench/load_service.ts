@@ -3,17 +3,9 @@
  * (logs to a file, so writing them costs what it costs in production and nothing in the load
  * generator), and memory of the service and its Chromium read from /proc.
  */
+import { START_TASK_FLAGS } from "./start_flags.ts";
+
 const ROOT = new URL("../", import.meta.url).pathname;
-// The permissions of `deno task start`.
-const START_FLAGS = [
-  "--allow-net",
-  "--allow-env",
-  "--allow-read",
-  "--allow-write",
-  "--allow-run",
-  "--allow-sys",
-  "--allow-ffi",
-];
 // Chromium launches in the background at start; 60 s covers a loaded machine.
 const READY_TIMEOUT_MS = 60_000;
 const MB = 1024;
@@ -47,7 +39,7 @@ export async function startService(env: Record<string, string>, logDir: string):
       "sh",
       Deno.execPath(),
       "run",
-      ...START_FLAGS,
+      ...START_TASK_FLAGS,
       "main.ts",
     ],
     cwd: ROOT,

@@ -6,14 +6,18 @@
  *   /proc/<pid>/status of the service, which runs as its own `deno run` subprocess;
  * - median latency of a cached GET /api/post/{id} over a socket (target: < 5 ms).
  *
- *   deno run -A bench/proxy.ts [--rounds=3] [--service-v8-flags=--max-semi-space-size=1]
+ *   deno run -A bench/proxy.ts [--rounds=3] [--service-v8-flags=<flags>|none]
  *
- * The service runs with the V8 flags given (none by default, as `deno task start` runs it).
+ * The service runs with the V8 flags of `deno task start` unless others are given.
  */
+import { START_V8_FLAGS } from "./start_flags.ts";
+
 const option = (name: string) =>
   Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const ROUNDS = Number(option("rounds") ?? 3);
-const SERVICE_V8_FLAGS = option("service-v8-flags");
+// As `deno task start` runs the service, unless told otherwise ("none" for V8's defaults).
+const requestedV8Flags = option("service-v8-flags") ?? START_V8_FLAGS;
+const SERVICE_V8_FLAGS = requestedV8Flags === "none" ? undefined : requestedV8Flags;
 const LOOKUPS = 500;
 const RSS_SAMPLE_MS = 10;
 const MB = 1024 * 1024;
