@@ -12,6 +12,7 @@
  *
  *   deno run -A bench/load_upstream.ts     prints one JSON line (ports, CA path), exits on SIGTERM
  */
+import { streamedResponse } from "./streamed_body.ts";
 export const TLS_HOSTS = [
   "cdn.syndication.twimg.com",
   "pbs.twimg.com",
@@ -55,30 +56,13 @@ ${
 }
 </body></html>`;
 
-/** `?mb=N`: N MiB generated 1 MiB at a time (bench/peers.ts streams 200 MB this way). */
-function streamed(megabytes: number, contentType: string): Response {
-  const total = megabytes * 1024 * 1024;
-  let sent = 0;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (sent >= total) return controller.close();
-      const chunk = MEDIA.subarray(0, Math.min(MEDIA.byteLength, total - sent));
-      sent += chunk.byteLength;
-      controller.enqueue(chunk);
-    },
-  });
-  return new Response(body, {
-    headers: { "content-type": contentType, "content-length": String(total) },
-  });
-}
-
 function upstream(req: Request): Response {
   const url = new URL(req.url);
   if (url.pathname === "/tweet-result") return Response.json(POST);
   if (url.pathname.startsWith("/media/")) {
     const contentType = url.pathname.endsWith(".mp4") ? "video/mp4" : "image/jpeg";
     const megabytes = url.searchParams.get("mb");
-    if (megabytes) return streamed(Number(megabytes), contentType);
+    if (megabytes) return streamedResponse(MEDIA, Number(megabytes) * 1024 * 1024, contentType);
     return new Response(MEDIA, {
       headers: { "content-type": contentType, "content-length": String(MEDIA.byteLength) },
     });

@@ -5,6 +5,7 @@
  * Each prints one JSON line `{"port":N}` on stdout when it listens, and exits on SIGTERM.
  */
 import { createLogger } from "../lib/log.ts";
+import { streamedResponse } from "./streamed_body.ts";
 import { DEFAULT_UPSTREAMS } from "../lib/upstreams.ts";
 import { createTestApp } from "../tests/helpers/app.ts";
 
@@ -24,18 +25,7 @@ function upstream(req: Request): Response {
   const url = new URL(req.url);
   if (url.pathname === "/tweet-result") return Response.json(POST);
   const bytes = Number(url.searchParams.get("mb") ?? VIDEO_BYTES / 2 ** 20) * 2 ** 20;
-  let sent = 0;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (sent >= bytes) return controller.close();
-      const chunk = CHUNK.subarray(0, Math.min(CHUNK.byteLength, bytes - sent));
-      sent += chunk.byteLength;
-      controller.enqueue(chunk);
-    },
-  });
-  return new Response(body, {
-    headers: { "content-type": "video/mp4", "content-length": String(bytes) },
-  });
+  return streamedResponse(CHUNK, bytes, "video/mp4");
 }
 
 async function service(origin: string) {
