@@ -1,4 +1,4 @@
-import type { Clock, Store, StoredBlob, StoreKey, WindowVerdict } from "./store.ts";
+import type { BlobHead, Clock, Store, StoredBlob, StoreKey, WindowVerdict } from "./store.ts";
 
 // KV values are capped at 64 KiB; leave room for the key and encoding overhead.
 const CHUNK_BYTES = 60_000;
@@ -9,14 +9,6 @@ const MAX_ATOMIC_ATTEMPTS = 64;
 
 interface ValueRecord {
   value: unknown;
-  expiresAt: number;
-}
-
-interface BlobHead {
-  version: string;
-  chunks: number;
-  size: number;
-  meta: Record<string, unknown>;
   expiresAt: number;
 }
 

@@ -7,6 +7,18 @@ export interface StoredBlob {
   meta: Record<string, unknown>;
 }
 
+/**
+ * How both backends record a chunked blob: readers fetch this head, then `chunks` chunks under
+ * `version`, and check their total against `size` (a mismatch means a replacement raced them).
+ */
+export interface BlobHead {
+  version: string;
+  chunks: number;
+  size: number;
+  meta: Record<string, unknown>;
+  expiresAt: number;
+}
+
 /** Outcome of one hit on a sliding-window counter. */
 export interface WindowVerdict {
   allowed: boolean;

@@ -1,6 +1,6 @@
 import { Redis } from "@upstash/redis";
 import type { Logger } from "../log.ts";
-import type { Clock, Store, StoredBlob, StoreKey, WindowVerdict } from "./store.ts";
+import type { BlobHead, Clock, Store, StoredBlob, StoreKey, WindowVerdict } from "./store.ts";
 import {
   COMMIT_BLOB_SCRIPT,
   encodeKey,
@@ -37,14 +37,6 @@ export interface UpstashStoreOptions {
   namespace?: string;
   timeoutMs?: number;
   bulkTimeoutMs?: number;
-}
-
-interface BlobHead {
-  version: string;
-  chunks: number;
-  size: number;
-  meta: Record<string, unknown>;
-  expiresAt: number;
 }
 
 /** A store call that failed or timed out; the message never contains stored data. */
