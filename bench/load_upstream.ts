@@ -12,7 +12,7 @@
  *
  *   deno run -A bench/load_upstream.ts     prints one JSON line (ports, CA path), exits on SIGTERM
  */
-import { streamedResponse } from "./streamed_body.ts";
+import { BENCH_POST, streamedResponse } from "./upstream_fixtures.ts";
 export const TLS_HOSTS = [
   "cdn.syndication.twimg.com",
   "pbs.twimg.com",
@@ -30,15 +30,6 @@ export interface UpstreamInfo {
   /** Plain-HTTP pages to capture, and `/media` without TLS or proxy. */
   pagesPort: number;
 }
-
-const POST = {
-  __typename: "Tweet",
-  id_str: "20",
-  text: "just setting up my twttr",
-  user: { name: "jack", screen_name: "jack", profile_image_url_https: "https://pbs.twimg.com/x" },
-  entities: { hashtags: [], urls: [], user_mentions: [], symbols: [] },
-  padding: "x".repeat(4000),
-};
 
 // A JPEG-looking body (SOI marker, then filler): the proxy checks the content type, not pixels.
 const MEDIA = new Uint8Array(MEDIA_KB * 1024).fill(0x5a);
@@ -58,7 +49,7 @@ ${
 
 function upstream(req: Request): Response {
   const url = new URL(req.url);
-  if (url.pathname === "/tweet-result") return Response.json(POST);
+  if (url.pathname === "/tweet-result") return Response.json(BENCH_POST);
   if (url.pathname.startsWith("/media/")) {
     const contentType = url.pathname.endsWith(".mp4") ? "video/mp4" : "image/jpeg";
     const megabytes = url.searchParams.get("mb");

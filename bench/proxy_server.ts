@@ -5,25 +5,17 @@
  * Each prints one JSON line `{"port":N}` on stdout when it listens, and exits on SIGTERM.
  */
 import { createLogger } from "../lib/log.ts";
-import { streamedResponse } from "./streamed_body.ts";
+import { BENCH_POST, streamedResponse } from "./upstream_fixtures.ts";
 import { DEFAULT_UPSTREAMS } from "../lib/upstreams.ts";
 import { createTestApp } from "../tests/helpers/app.ts";
 
 export const VIDEO_BYTES = 200 * 1024 * 1024;
 const CHUNK = new Uint8Array(1024 * 1024).fill(7);
-const POST = {
-  __typename: "Tweet",
-  id_str: "20",
-  text: "just setting up my twttr",
-  user: { name: "jack", screen_name: "jack", profile_image_url_https: "https://pbs.twimg.com/x" },
-  entities: { hashtags: [], urls: [], user_mentions: [], symbols: [] },
-  padding: "x".repeat(4000),
-};
 
 /** The local upstream: a 200 MB video/mp4 (or `?mb=N`), and one post. */
 function upstream(req: Request): Response {
   const url = new URL(req.url);
-  if (url.pathname === "/tweet-result") return Response.json(POST);
+  if (url.pathname === "/tweet-result") return Response.json(BENCH_POST);
   const bytes = Number(url.searchParams.get("mb") ?? VIDEO_BYTES / 2 ** 20) * 2 ** 20;
   return streamedResponse(CHUNK, bytes, "video/mp4");
 }
