@@ -1,11 +1,11 @@
 import { HTTPException } from "hono/http-exception";
 import { bodyLimit } from "hono/body-limit";
 import type { MiddlewareHandler } from "hono";
-import type { AppDeps, AppEnv } from "./lib/app_env.ts";
+import type { AppDeps, AppEnv } from "./lib/http/app_env.ts";
 import { ApiError, ErrorSchema, RateLimitErrorSchema } from "./lib/errors.ts";
-import { errorResponse } from "./lib/respond.ts";
-import { createRouter, METHOD_PROBE, methodNotAllowed } from "./lib/router.ts";
-import { accessLog, requestId, unreadableBody, utf8JsonBody } from "./lib/middleware.ts";
+import { errorResponse } from "./lib/http/error_response.ts";
+import { createRouter, METHOD_PROBE, methodNotAllowed } from "./lib/http/router.ts";
+import { accessLog, requestId, unreadableBody, utf8JsonBody } from "./lib/http/middleware.ts";
 import { createCacheAdminRouter } from "./routes/cache_admin.ts";
 import { createDiscoveryRouter } from "./routes/discovery.ts";
 import { createEditorRouter } from "./routes/editor.ts";

@@ -1,10 +1,10 @@
 import { createApp } from "./app.ts";
-import { createCaptureBackends } from "./lib/capture/capture_backends.ts";
+import { createCaptureBackends } from "./lib/capture/backends.ts";
 import { createImageExporter } from "./lib/codecs/exporter.ts";
 import { ConfigError, parseConfig } from "./lib/config.ts";
-import { createDrainGate } from "./lib/drain.ts";
+import { createDrainGate } from "./lib/http/drain.ts";
 import { createLogger } from "./lib/log.ts";
-import { openStore } from "./lib/store/open_store.ts";
+import { openStore } from "./lib/store/open.ts";
 import { SYSTEM_CLOCK } from "./lib/store/store.ts";
 import { DEFAULT_UPSTREAMS } from "./lib/upstreams.ts";
 
@@ -53,7 +53,7 @@ async function main() {
     stopping = true;
     log.info("shutting down", { signal, drainTimeoutMs: DRAIN_TIMEOUT_MS });
     const deadline = Date.now() + DRAIN_TIMEOUT_MS;
-    // Uploads in progress must arrive before the listener closes (see lib/drain.ts).
+    // Uploads in progress must arrive before the listener closes (see lib/http/drain.ts).
     if (!await gate.closeGate(DRAIN_TIMEOUT_MS)) log.warn("uploads still arriving at the bound");
     const drained = await Promise.race([
       server.shutdown().then(() => true),

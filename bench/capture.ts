@@ -18,7 +18,7 @@
  * by watching puppeteer.launch, so both sides go through the same egress proxy.
  */
 import puppeteer, { type Browser, type CDPSession } from "puppeteer-core";
-import { createChromiumCapturer } from "../lib/capture/chromium_capturer.ts";
+import { createChromiumCapturer } from "../lib/capture/local/capturer.ts";
 import type { Capturer } from "../lib/capture/types.ts";
 import { createLogger } from "../lib/log.ts";
 import { openKvStore } from "../lib/store/deno_kv.ts";

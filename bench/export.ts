@@ -19,8 +19,8 @@ import {
   QUALITY_PRESETS,
   type QualityPreset,
 } from "../lib/codecs/presets.ts";
-import { exportWithSharp, loadSharp } from "../lib/codecs/sharp_codecs.ts";
-import { exportWithWasm, initWasmCodecs } from "../lib/codecs/wasm_codecs.ts";
+import { exportWithSharp, loadSharp } from "../lib/codecs/sharp.ts";
+import { exportWithWasm, initWasmCodecs } from "../lib/codecs/wasm.ts";
 import { encodeFixture, screenshotPixels } from "../tests/codecs_fixtures.ts";
 import { createTestApp } from "../tests/helpers/app.ts";
 

@@ -11,7 +11,7 @@ import sharp from "sharp";
 import { median, type Service } from "./load_service.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
-// The service's own launch flags (lib/capture/browser.ts) minus its egress proxy; puppeteer
+// The service's own launch flags (lib/capture/local/browser.ts) minus its egress proxy; puppeteer
 // adds its defaults to both, so the browsers differ only by the proxy.
 const FLAGS = [
   "--disable-background-networking",

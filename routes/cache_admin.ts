@@ -1,11 +1,11 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
-import type { AppEnv } from "../lib/app_env.ts";
-import { captureCacheOf } from "../lib/capture/capture_cache.ts";
+import type { AppEnv } from "../lib/http/app_env.ts";
+import { captureCacheOf } from "../lib/capture/cache.ts";
 import { parseTargetUrl } from "../lib/capture/target_url.ts";
 import type { Config } from "../lib/config.ts";
 import { ApiError } from "../lib/errors.ts";
-import { createRouter } from "../lib/router.ts";
+import { createRouter } from "../lib/http/router.ts";
 
 /** SHA-256 of both sides makes the comparison fixed-length, so no length leaks either. */
 function sameSecret(given: string, expected: string): boolean {

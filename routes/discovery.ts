@@ -1,12 +1,12 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../lib/app_env.ts";
-import { llmsFullTxt, llmsTxt } from "../lib/markdown.ts";
-import { documentBuilder } from "../lib/openapi_document.ts";
-import { docsPage, PAGE_CSP, PAGE_STYLESHEET } from "../lib/pages.ts";
-import { wantsMarkdown } from "../lib/negotiate.ts";
-import { baseUrlOf } from "../lib/respond.ts";
-import { createRouter } from "../lib/router.ts";
+import type { AppEnv } from "../lib/http/app_env.ts";
+import { llmsFullTxt, llmsTxt } from "../lib/discovery/llms_txt.ts";
+import { documentBuilder } from "../lib/discovery/openapi_document.ts";
+import { docsPage, PAGE_CSP, PAGE_STYLESHEET } from "../lib/discovery/docs_page.ts";
+import { wantsMarkdown } from "../lib/http/negotiate.ts";
+import { baseUrlOf } from "../lib/http/error_response.ts";
+import { createRouter } from "../lib/http/router.ts";
 
 const MARKDOWN = "text/markdown; charset=utf-8";
 

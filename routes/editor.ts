@@ -1,12 +1,12 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../lib/app_env.ts";
+import type { AppEnv } from "../lib/http/app_env.ts";
 import { editorAssets } from "../lib/editor/assets.ts";
 import { editorPage } from "../lib/editor/page.ts";
-import { llmsTxt } from "../lib/markdown.ts";
-import { wantsMarkdown } from "../lib/negotiate.ts";
-import { documentBuilder } from "../lib/openapi_document.ts";
-import { baseUrlOf } from "../lib/respond.ts";
-import { createRouter } from "../lib/router.ts";
+import { llmsTxt } from "../lib/discovery/llms_txt.ts";
+import { wantsMarkdown } from "../lib/http/negotiate.ts";
+import { documentBuilder } from "../lib/discovery/openapi_document.ts";
+import { baseUrlOf } from "../lib/http/error_response.ts";
+import { createRouter } from "../lib/http/router.ts";
 
 /**
  * Only our own script, stylesheet, same-origin API calls and local images (data:, blob: for the

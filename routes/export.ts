@@ -1,11 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../lib/app_env.ts";
-import { discardBody } from "../lib/middleware.ts";
+import type { AppEnv } from "../lib/http/app_env.ts";
+import { discardBody } from "../lib/http/middleware.ts";
 import { ImageProcessingError } from "../lib/codecs/exporter.ts";
 import { EXPORT_FORMATS, MAX_PIXELS, MAX_SIDE, QUALITY_PRESETS } from "../lib/codecs/presets.ts";
-import { errorResponses } from "../lib/openapi.ts";
-import { createRouter, mountMethodProbe } from "../lib/router.ts";
+import { errorResponses } from "../lib/http/openapi_responses.ts";
+import { createRouter, mountMethodProbe } from "../lib/http/router.ts";
 
 const TAG = "Export";
 

@@ -1,4 +1,4 @@
-import { createRouter } from "../lib/router.ts";
+import { createRouter } from "../lib/http/router.ts";
 
 /** GET /healthz: liveness plus which store and backends this instance runs with. */
 export function createHealthRouter() {

@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { parseMediaUrl } from "../lib/media_allowlist.ts";
-import { proxyMedia } from "../lib/media_proxy.ts";
-import { errorResponses } from "../lib/openapi.ts";
-import { createRouter } from "../lib/router.ts";
+import { parseMediaUrl } from "../lib/media/allowlist.ts";
+import { proxyMedia } from "../lib/media/proxy.ts";
+import { errorResponses } from "../lib/http/openapi_responses.ts";
+import { createRouter } from "../lib/http/router.ts";
 
 const QuerySchema = z.object({
   url: z.string().min(1, "must not be empty").openapi({

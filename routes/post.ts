@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ApiError, type ErrorCode, ErrorSchema } from "../lib/errors.ts";
-import { createPostCache, POST_TTL_MS } from "../lib/post_cache.ts";
-import { createRouter, validatedInput, validationError } from "../lib/router.ts";
-import { fetchPost, TOMBSTONE_REASONS, tombstoneHint } from "../lib/syndication.ts";
+import { createPostCache, POST_TTL_MS } from "../lib/posts/cache.ts";
+import { createRouter, validatedInput, validationError } from "../lib/http/router.ts";
+import { fetchPost, TOMBSTONE_REASONS, tombstoneHint } from "../lib/posts/syndication.ts";
 
 // Real post ids are 19 digits; 40 leaves room to grow while bounding what we send upstream.
 const MAX_ID_DIGITS = 40;

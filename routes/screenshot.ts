@@ -1,13 +1,18 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Buffer } from "node:buffer";
-import type { AppDeps } from "../lib/app_env.ts";
-import { captureCacheOf } from "../lib/capture/capture_cache.ts";
-import { createScreenshotService } from "../lib/capture/screenshot_service.ts";
+import type { AppDeps } from "../lib/http/app_env.ts";
+import { captureCacheOf } from "../lib/capture/cache.ts";
+import { createScreenshotService } from "../lib/capture/service.ts";
 import { parseTargetUrl } from "../lib/capture/target_url.ts";
 import { ApiError } from "../lib/errors.ts";
-import { errorResponses } from "../lib/openapi.ts";
-import { enforceCaptureRateLimit } from "../lib/rate_limit.ts";
-import { createRouter, mountMethodProbe, validatedInput, validationError } from "../lib/router.ts";
+import { errorResponses } from "../lib/http/openapi_responses.ts";
+import { enforceCaptureRateLimit } from "../lib/http/rate_limit.ts";
+import {
+  createRouter,
+  mountMethodProbe,
+  validatedInput,
+  validationError,
+} from "../lib/http/router.ts";
 import {
   SCREENSHOT_SUCCESS_HEADERS,
   ScreenshotRequestSchema,

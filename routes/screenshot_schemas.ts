@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { COLOR_SCHEMES, DEVICE_TYPES } from "../lib/capture/types.ts";
-import { RATE_LIMIT_HEADERS } from "../lib/openapi.ts";
+import { RATE_LIMIT_HEADERS } from "../lib/http/openapi_responses.ts";
 
 /** Body of POST /api/screenshot (SPEC 2.1); its example feeds the curl line of /llms.txt. */
 export const ScreenshotRequestSchema = z.object({

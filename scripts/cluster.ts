@@ -8,7 +8,7 @@
  * The instances run with --deny-read on the usual Chromium paths, so, as on Deno Deploy, they
  * find no local browser and render on the remote one only.
  */
-import { CHROME_CANDIDATES } from "../lib/capture/browser.ts";
+import { CHROME_CANDIDATES } from "../lib/capture/local/browser.ts";
 import {
   DEMO_CLIENTS,
   demonstrate,

@@ -5,9 +5,13 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { forbiddenReason, isIpLiteral } from "../lib/capture/address.ts";
-import { checkDestination, dialChecked, type EgressPolicy } from "../lib/capture/egress_policy.ts";
-import { createEgressProxy } from "../lib/capture/egress_proxy.ts";
+import { forbiddenReason, isIpLiteral } from "../lib/capture/network/address.ts";
+import {
+  checkDestination,
+  dialChecked,
+  type EgressPolicy,
+} from "../lib/capture/network/egress_policy.ts";
+import { createEgressProxy } from "../lib/capture/network/egress_proxy.ts";
 import { createMemoryLogger } from "../lib/log.ts";
 import {
   FORBIDDEN_V4,

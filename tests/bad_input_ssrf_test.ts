@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { allowedMediaHost } from "../lib/media_allowlist.ts";
+import { allowedMediaHost } from "../lib/media/allowlist.ts";
 import { MEDIA_HOSTS } from "../lib/upstreams.ts";
 import { createCaptureApp } from "./helpers/capture_app.ts";
 import { assertEnvelope } from "./helpers/envelope.ts";

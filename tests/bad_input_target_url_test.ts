@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { forbiddenReason } from "../lib/capture/address.ts";
+import { forbiddenReason } from "../lib/capture/network/address.ts";
 import { parseTargetUrl } from "../lib/capture/target_url.ts";
 import { ApiError } from "../lib/errors.ts";
 import {

@@ -5,7 +5,7 @@ import {
   parseIpv4,
   parseIpv6,
   resolveWithDns,
-} from "../lib/capture/address.ts";
+} from "../lib/capture/network/address.ts";
 
 const CASES: [string, string | null][] = [
   // Public addresses pass.

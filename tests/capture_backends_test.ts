@@ -4,9 +4,9 @@
  * can, and reconnection once the remote browser is back.
  */
 import assert from "node:assert/strict";
-import { chainCapturers, createCaptureBackends } from "../lib/capture/capture_backends.ts";
-import { createChromiumCapturer } from "../lib/capture/chromium_capturer.ts";
-import { createRemoteCapturer } from "../lib/capture/remote_capturer.ts";
+import { chainCapturers, createCaptureBackends } from "../lib/capture/backends.ts";
+import { createChromiumCapturer } from "../lib/capture/local/capturer.ts";
+import { createRemoteCapturer } from "../lib/capture/remote/capturer.ts";
 import type { CaptureJob, Capturer } from "../lib/capture/types.ts";
 import { parseConfig } from "../lib/config.ts";
 import { ApiError } from "../lib/errors.ts";

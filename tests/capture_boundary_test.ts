@@ -4,9 +4,9 @@
  * "internet" server. A second loopback server plays the private network: nothing may reach it.
  */
 import assert from "node:assert/strict";
-import type { Resolver } from "../lib/capture/address.ts";
-import { createChromiumCapturer } from "../lib/capture/chromium_capturer.ts";
-import type { Dialer } from "../lib/capture/egress_policy.ts";
+import type { Resolver } from "../lib/capture/network/address.ts";
+import { createChromiumCapturer } from "../lib/capture/local/capturer.ts";
+import type { Dialer } from "../lib/capture/network/egress_policy.ts";
 import { ApiError } from "../lib/errors.ts";
 import { createMemoryLogger } from "../lib/log.ts";
 import { schemePage, servePages } from "./helpers/capture_fixtures.ts";

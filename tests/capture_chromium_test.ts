@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createChromiumCapturer } from "../lib/capture/chromium_capturer.ts";
+import { createChromiumCapturer } from "../lib/capture/local/capturer.ts";
 import type { CaptureJob } from "../lib/capture/types.ts";
 import { createMemoryLogger } from "../lib/log.ts";
 import { decodePng, schemePage, servePages, svg } from "./helpers/capture_fixtures.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { PROFILE_PREFIX } from "../lib/capture/browser.ts";
-import { createChromiumCapturer } from "../lib/capture/chromium_capturer.ts";
+import { PROFILE_PREFIX } from "../lib/capture/local/browser.ts";
+import { createChromiumCapturer } from "../lib/capture/local/capturer.ts";
 import type { CaptureJob } from "../lib/capture/types.ts";
 import { ApiError } from "../lib/errors.ts";
 import { createMemoryLogger } from "../lib/log.ts";

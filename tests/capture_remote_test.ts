@@ -5,8 +5,8 @@
  * page and the loopback "private network" is then our check and the request interception.
  */
 import assert from "node:assert/strict";
-import type { Resolver } from "../lib/capture/address.ts";
-import { createRemoteCapturer } from "../lib/capture/remote_capturer.ts";
+import type { Resolver } from "../lib/capture/network/address.ts";
+import { createRemoteCapturer } from "../lib/capture/remote/capturer.ts";
 import type { CaptureJob } from "../lib/capture/types.ts";
 import { ApiError } from "../lib/errors.ts";
 import { createMemoryLogger } from "../lib/log.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { canonicalIp, rateLimitBucket, resolveClientIp } from "../lib/client_ip.ts";
+import { canonicalIp, rateLimitBucket, resolveClientIp } from "../lib/http/client_ip.ts";
 
 Deno.test("with no trusted hops the peer address is the client", () => {
   assert.equal(resolveClientIp("203.0.113.9", "198.51.100.1", 0), "203.0.113.9");

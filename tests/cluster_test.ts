@@ -4,7 +4,7 @@
  * what one instance caches, counts or refreshes, the other sees.
  */
 import assert from "node:assert/strict";
-import { createRemoteCapturer } from "../lib/capture/remote_capturer.ts";
+import { createRemoteCapturer } from "../lib/capture/remote/capturer.ts";
 import { parseConfig } from "../lib/config.ts";
 import { createMemoryLogger } from "../lib/log.ts";
 import { SYSTEM_CLOCK } from "../lib/store/store.ts";

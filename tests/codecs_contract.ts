@@ -7,7 +7,7 @@ import { type ImageExporter, ImageProcessingError } from "../lib/codecs/exporter
 import { readImageInfo, sniffKind } from "../lib/codecs/image_info.ts";
 import { orientPixels, type Pixels } from "../lib/codecs/pixels.ts";
 import { EXPORT_FORMATS, type ImageKind, QUALITY_PRESETS } from "../lib/codecs/presets.ts";
-import { decodeWasm } from "../lib/codecs/wasm_codecs.ts";
+import { decodeWasm } from "../lib/codecs/wasm.ts";
 import {
   alphaPixels,
   encodeFixture,

@@ -5,7 +5,7 @@
  */
 import { encodePng, pngChunk } from "../lib/codecs/png_encoder.ts";
 import type { Pixels } from "../lib/codecs/pixels.ts";
-import { encodeWasm } from "../lib/codecs/wasm_codecs.ts";
+import { encodeWasm } from "../lib/codecs/wasm.ts";
 import type { ImageKind } from "../lib/codecs/presets.ts";
 
 type Rgb = [number, number, number];

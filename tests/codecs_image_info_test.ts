@@ -4,7 +4,7 @@ import { exifOrientation } from "../lib/codecs/exif.ts";
 import { readImageInfo, sniffKind } from "../lib/codecs/image_info.ts";
 import { pngChunk } from "../lib/codecs/png_encoder.ts";
 import type { ImageKind } from "../lib/codecs/presets.ts";
-import { initWasmCodecs } from "../lib/codecs/wasm_codecs.ts";
+import { initWasmCodecs } from "../lib/codecs/wasm.ts";
 import {
   alphaPixels,
   encodeFixture,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { orientPixels, type Pixels } from "../lib/codecs/pixels.ts";
-import { loadSharp, type Sharp } from "../lib/codecs/sharp_codecs.ts";
+import { loadSharp, type Sharp } from "../lib/codecs/sharp.ts";
 import { encodeFixture, withOrientation } from "./codecs_fixtures.ts";
 
 /** 3x2 pixels whose red channel numbers them 0..5, row by row. */

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { crc32 } from "node:zlib";
 import { encodePng, filterRows } from "../lib/codecs/png_encoder.ts";
 import { rgbOf } from "../lib/codecs/pixels.ts";
-import { decodeWasm } from "../lib/codecs/wasm_codecs.ts";
+import { decodeWasm } from "../lib/codecs/wasm.ts";
 import { alphaPixels, screenshotPixels } from "./codecs_fixtures.ts";
 import { pngChunks, pngRowFilters } from "./codecs_inspect.ts";
 

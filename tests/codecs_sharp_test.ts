@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createSharpExporter, planExport } from "../lib/codecs/exporter.ts";
 import { EXPORT_FORMATS } from "../lib/codecs/presets.ts";
-import { exportWithSharp, loadSharp } from "../lib/codecs/sharp_codecs.ts";
-import { decodeWasm, exportWithWasm } from "../lib/codecs/wasm_codecs.ts";
+import { exportWithSharp, loadSharp } from "../lib/codecs/sharp.ts";
+import { decodeWasm, exportWithWasm } from "../lib/codecs/wasm.ts";
 import { exporterContract } from "./codecs_contract.ts";
 import { encodeFixture, screenshotPixels } from "./codecs_fixtures.ts";
 

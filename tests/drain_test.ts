@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createDrainGate } from "../lib/drain.ts";
+import { createDrainGate } from "../lib/http/drain.ts";
 
 /** A request body that sends `first`, then waits for `resume` before sending the rest. */
 function pausedBody(resume: Promise<void>) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
 import { readImageInfo, sniffKind } from "../lib/codecs/image_info.ts";
-import { decodeWasm } from "../lib/codecs/wasm_codecs.ts";
+import { decodeWasm } from "../lib/codecs/wasm.ts";
 import { captureDownloads, launchChromium, watchProblems } from "./fixtures/editor_browser.ts";
 import { POST_ID, startEditorInstance } from "./fixtures/editor_instance.ts";
 

@@ -5,7 +5,7 @@
  * process or temporary profile is left behind.
  */
 import assert from "node:assert/strict";
-import type { ChromiumCapturer } from "../lib/capture/chromium_capturer.ts";
+import type { ChromiumCapturer } from "../lib/capture/local/capturer.ts";
 import { createTestApp } from "./helpers/app.ts";
 import { pngOf } from "./helpers/capture_app.ts";
 import { decodePng, servePages } from "./helpers/capture_fixtures.ts";

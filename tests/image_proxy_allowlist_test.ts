@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { isServableMediaType, parseMediaUrl } from "../lib/media_allowlist.ts";
+import { isServableMediaType, parseMediaUrl } from "../lib/media/allowlist.ts";
 import { ApiError } from "../lib/errors.ts";
 import { assertEnvelope } from "./helpers/envelope.ts";
 import { appWithUpstreams } from "./fixtures/loopback_upstream.ts";

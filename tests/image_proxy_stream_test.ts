@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { MEDIA_SECURITY_HEADERS } from "../lib/media_proxy.ts";
+import { MEDIA_SECURITY_HEADERS } from "../lib/media/proxy.ts";
 import type { Upstreams } from "../lib/upstreams.ts";
 import { assertEnvelope } from "./helpers/envelope.ts";
 import { appWithUpstreams, TINY_PNG } from "./fixtures/loopback_upstream.ts";

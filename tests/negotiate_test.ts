@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { negotiate, wantsMarkdown } from "../lib/negotiate.ts";
+import { negotiate, wantsMarkdown } from "../lib/http/negotiate.ts";
 
 Deno.test("markdown wins only when the client prefers it", () => {
   assert.equal(wantsMarkdown("text/markdown", "text/html"), true);

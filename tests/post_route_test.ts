@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { NEGATIVE_TTL_MS, POST_TTL_MS } from "../lib/post_cache.ts";
-import { SYNDICATION_FEATURES, syndicationToken } from "../lib/syndication.ts";
+import { NEGATIVE_TTL_MS, POST_TTL_MS } from "../lib/posts/cache.ts";
+import { SYNDICATION_FEATURES, syndicationToken } from "../lib/posts/syndication.ts";
 import { manualClock } from "./helpers/app.ts";
 import { assertEnvelope } from "./helpers/envelope.ts";
 import { appWithUpstreams, startUpstream, untilAborted } from "./fixtures/loopback_upstream.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { fetchTweet } from "react-tweet/api";
-import { fetchPost, syndicationUrl } from "../lib/syndication.ts";
+import { fetchPost, syndicationUrl } from "../lib/posts/syndication.ts";
 import { DEFAULT_UPSTREAMS } from "../lib/upstreams.ts";
 import { impersonatedSyndication } from "./fixtures/tls_syndication.ts";
 import { startUpstream } from "./fixtures/loopback_upstream.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { hitRateLimit } from "../lib/rate_limit.ts";
+import { hitRateLimit } from "../lib/http/rate_limit.ts";
 import { createMemoryLogger } from "../lib/log.ts";
 import { createKvStore } from "../lib/store/deno_kv.ts";
 import type { Store } from "../lib/store/store.ts";

@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import type { CachedCapture, CaptureCache } from "../lib/capture/capture_cache.ts";
-import {
-  createScreenshotService,
-  type ScreenshotServiceOptions,
-} from "../lib/capture/screenshot_service.ts";
+import type { CachedCapture, CaptureCache } from "../lib/capture/cache.ts";
+import { createScreenshotService, type ScreenshotServiceOptions } from "../lib/capture/service.ts";
 import type { CaptureJob } from "../lib/capture/types.ts";
 import { ApiError } from "../lib/errors.ts";
 import { createMemoryLogger } from "../lib/log.ts";

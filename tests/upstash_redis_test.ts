@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { Redis } from "@upstash/redis";
 import { parseConfig } from "../lib/config.ts";
 import { createMemoryLogger } from "../lib/log.ts";
-import { openStore } from "../lib/store/open_store.ts";
+import { openStore } from "../lib/store/open.ts";
 import { openRedisStack, storeClock } from "./helpers/store_backends.ts";
 
 function text(reply: unknown): string {

@@ -5,9 +5,9 @@
  */
 import type { HTTPRequest, HTTPResponse, Page } from "puppeteer-core";
 import { ApiError } from "../errors.ts";
-import type { EgressSession } from "./egress_proxy.ts";
-import { EGRESS_MARKER_HEADER } from "./egress_proxy.ts";
-import { refusalError } from "./capture_errors.ts";
+import type { EgressSession } from "./network/egress_proxy.ts";
+import { EGRESS_MARKER_HEADER } from "./network/egress_proxy.ts";
+import { refusalError } from "./errors.ts";
 
 // Extra time after DOMContentLoaded for load, lazy images, fonts and network quiet.
 const SETTLE_BUDGET_MS = 5_000;

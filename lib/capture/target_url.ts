@@ -1,6 +1,6 @@
 import { isIPv4 } from "node:net";
 import { ApiError } from "../errors.ts";
-import { forbiddenReason } from "./address.ts";
+import { forbiddenReason } from "./network/address.ts";
 
 // Far beyond any real page address, small enough to keep keys, logs and proxies sane.
 export const MAX_URL_LENGTH = 8192;

@@ -16,7 +16,7 @@ import {
   type QualityPreset,
 } from "./presets.ts";
 import { JobScheduler } from "./scheduler.ts";
-import { exportWithSharp, loadSharp, warmSharp } from "./sharp_codecs.ts";
+import { exportWithSharp, loadSharp, warmSharp } from "./sharp.ts";
 import { canStartWorkers, WorkerPool } from "./worker_pool.ts";
 
 export type EncoderName = "sharp" | "wasm";
@@ -192,7 +192,7 @@ export function createWasmExporter(options: ExporterOptions = {}): ImageExporter
 
 // Loaded on demand: with sharp or Workers the request thread never compiles the codecs.
 function wasmCodecs() {
-  return import("./wasm_codecs.ts");
+  return import("./wasm.ts");
 }
 
 /** The sharp path, or the reason sharp cannot load here. */

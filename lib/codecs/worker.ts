@@ -1,6 +1,6 @@
 /** Worker entry point: warms the wasm codecs, then runs exports posted by worker_pool.ts. */
-import { CodecError } from "./codec_error.ts";
-import { exportWithWasm, initWasmCodecs } from "./wasm_codecs.ts";
+import { CodecError } from "./errors.ts";
+import { exportWithWasm, initWasmCodecs } from "./wasm.ts";
 import type { ExportPlan } from "./presets.ts";
 
 export interface WorkerRequest {

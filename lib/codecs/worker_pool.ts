@@ -2,7 +2,7 @@
  * A small pool of Workers running the wasm codecs, so a large export never blocks the request
  * thread. Slots are assigned by the JobScheduler; each slot has its own Worker.
  */
-import { CodecError } from "./codec_error.ts";
+import { CodecError } from "./errors.ts";
 import type { ExportPlan } from "./presets.ts";
 import type { WorkerReply, WorkerRequest } from "./worker.ts";
 

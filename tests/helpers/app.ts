@@ -1,6 +1,6 @@
 import { createApp } from "../../app.ts";
-import { createCaptureBackends } from "../../lib/capture/capture_backends.ts";
-import type { AppDeps } from "../../lib/app_env.ts";
+import { createCaptureBackends } from "../../lib/capture/backends.ts";
+import type { AppDeps } from "../../lib/http/app_env.ts";
 import { createWasmExporter } from "../../lib/codecs/exporter.ts";
 import { parseConfig } from "../../lib/config.ts";
 import { createMemoryLogger } from "../../lib/log.ts";

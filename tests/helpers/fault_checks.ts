@@ -9,7 +9,7 @@
  * with `shotline-chromium-<owner pid>-`.
  */
 import assert from "node:assert/strict";
-import { PROFILE_PREFIX } from "../../lib/capture/browser.ts";
+import { PROFILE_PREFIX } from "../../lib/capture/local/browser.ts";
 
 /** Environment variable whose value tags the Chromium processes a test starts. */
 export const LEAK_MARK_VAR = "SHOTLINE_FAULT_MARK";

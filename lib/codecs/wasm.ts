@@ -7,7 +7,7 @@ import decodeJpeg, { init as initJpegDecoder } from "@jsquash/jpeg/decode.js";
 import encodeWebp, { init as initWebpEncoder } from "@jsquash/webp/encode.js";
 import decodeWebp, { init as initWebpDecoder } from "@jsquash/webp/decode.js";
 import decodePng, { init as initPngDecoder } from "@jsquash/png/decode.js";
-import { CodecError } from "./codec_error.ts";
+import { CodecError } from "./errors.ts";
 import { encodePng } from "./png_encoder.ts";
 import { flattenOnWhite, orientPixels, type Pixels, rgbOf } from "./pixels.ts";
 import { type ExportPlan, type ImageKind, PRESETS, WEBP_METHOD } from "./presets.ts";

@@ -4,8 +4,8 @@
  */
 import { TimeoutError } from "puppeteer-core";
 import { ApiError } from "../errors.ts";
-import { isIpLiteral } from "./address.ts";
-import type { EgressRefusal } from "./egress_proxy.ts";
+import { isIpLiteral } from "./network/address.ts";
+import type { EgressRefusal } from "./network/egress_proxy.ts";
 
 /** 503 when no browser can run; the hint names the three ways to provide one. */
 export function browserUnavailable(): ApiError {

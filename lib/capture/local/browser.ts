@@ -3,7 +3,7 @@
  * proxy, relaunched when it dies, and closed with its temporary profile removed.
  */
 import puppeteer, { type Browser } from "puppeteer-core";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../../log.ts";
 
 /** Where Debian, Ubuntu and Google's packages put the executable, in order of preference. */
 export const CHROME_CANDIDATES = [

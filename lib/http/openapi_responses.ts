@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { type ErrorCode, ErrorSchema, RateLimitErrorSchema } from "./errors.ts";
+import { type ErrorCode, ErrorSchema, RateLimitErrorSchema } from "../errors.ts";
 
 export const RATE_LIMIT_HEADERS = z.object({
   "Retry-After": z.string().openapi({ description: "Seconds to wait (integer).", example: "42" }),

@@ -1,8 +1,8 @@
-import { ApiError } from "./errors.ts";
-import type { Logger } from "./log.ts";
-import { allowedMediaHost, isServableMediaType } from "./media_allowlist.ts";
-import { guardedStream } from "./media_stream.ts";
-import type { MediaHost, Upstreams } from "./upstreams.ts";
+import { ApiError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import { allowedMediaHost, isServableMediaType } from "./allowlist.ts";
+import { guardedStream } from "./guarded_stream.ts";
+import type { MediaHost, Upstreams } from "../upstreams.ts";
 
 // Media hosts redirect at most once or twice (CDN moves); a longer chain is a loop or a trick.
 export const MAX_REDIRECTS = 3;

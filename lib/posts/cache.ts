@@ -1,6 +1,6 @@
-import { withTimeout } from "./deadline.ts";
-import type { Logger } from "./log.ts";
-import type { Store } from "./store/store.ts";
+import { withTimeout } from "../timeout.ts";
+import type { Logger } from "../log.ts";
+import type { Store } from "../store/store.ts";
 import type { PostLookup } from "./syndication.ts";
 
 // A post changes slowly (edits, counters); minutes of staleness spare the upstream a hot post.

@@ -5,9 +5,9 @@
  * from one request to the next.
  */
 import type { Browser, BrowserContext, Page } from "puppeteer-core";
-import type { Logger } from "../log.ts";
-import type { EgressProxy, EgressSession } from "./egress_proxy.ts";
-import { type ColorScheme, type DeviceType, VIEWPORTS } from "./types.ts";
+import type { Logger } from "../../log.ts";
+import type { EgressProxy, EgressSession } from "../network/egress_proxy.ts";
+import { type ColorScheme, type DeviceType, VIEWPORTS } from "../types.ts";
 
 /** A prepared context: its own proxy session, so refusals are attributed to this capture. */
 export interface Slot {

@@ -1,9 +1,9 @@
-import type { Capturer } from "./capture/types.ts";
-import type { ImageExporter } from "./codecs/exporter.ts";
-import type { Config } from "./config.ts";
-import type { LogFields, Logger } from "./log.ts";
-import type { Clock, Store } from "./store/store.ts";
-import type { Upstreams } from "./upstreams.ts";
+import type { Capturer } from "../capture/types.ts";
+import type { ImageExporter } from "../codecs/exporter.ts";
+import type { Config } from "../config.ts";
+import type { LogFields, Logger } from "../log.ts";
+import type { Clock, Store } from "../store/store.ts";
+import type { Upstreams } from "../upstreams.ts";
 
 /**
  * Everything a handler may use, built by main.ts (or a test) and handed to createApp.

@@ -1,7 +1,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Hook } from "@hono/zod-openapi";
 import type { AppEnv } from "./app_env.ts";
-import { ApiError, ErrorSchema } from "./errors.ts";
+import { ApiError, ErrorSchema } from "../errors.ts";
 
 type ZodIssue = z.core.$ZodIssue;
 

@@ -1,7 +1,7 @@
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
-import { ERROR_CODES, ERROR_REFERENCE, errorAnchor } from "./errors.ts";
-import { curlExample } from "./markdown.ts";
+import { ERROR_CODES, ERROR_REFERENCE, errorAnchor } from "../errors.ts";
+import { curlExample } from "./llms_txt.ts";
 import {
   type OpenApiDocument,
   operationsOf,

@@ -1,4 +1,4 @@
-import { ERROR_CODES, ERROR_REFERENCE, errorAnchor } from "./errors.ts";
+import { ERROR_CODES, ERROR_REFERENCE, errorAnchor } from "../errors.ts";
 import {
   type OpenApiDocument,
   operationsOf,

@@ -1,8 +1,8 @@
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Clock } from "../store/store.ts";
-import type { CachedCapture, CaptureCache } from "./capture_cache.ts";
-import { createCaptureSlots } from "./capture_slots.ts";
+import type { CachedCapture, CaptureCache } from "./cache.ts";
+import { createCaptureSlots } from "./slots.ts";
 import type { CaptureJob, Capturer } from "./types.ts";
 
 /** What a request gets: the image, who made it, and whether it came from the cache. */

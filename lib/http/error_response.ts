@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "./app_env.ts";
-import { type ApiError, errorEnvelope, errorMarkdown } from "./errors.ts";
+import { type ApiError, errorEnvelope, errorMarkdown } from "../errors.ts";
 import { wantsMarkdown } from "./negotiate.ts";
 
 /** PUBLIC_BASE_URL when set, else the origin the request came in on. */

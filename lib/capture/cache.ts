@@ -1,4 +1,4 @@
-import { withTimeout } from "../deadline.ts";
+import { withTimeout } from "../timeout.ts";
 import type { Logger } from "../log.ts";
 import type { Store, StoreKey } from "../store/store.ts";
 import type { CaptureJob, CaptureResult } from "./types.ts";

@@ -8,9 +8,9 @@
  * network must enforce the same boundary.
  */
 import type { HTTPRequest, Page } from "puppeteer-core";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../../log.ts";
 import type { Resolver } from "./address.ts";
-import { refusalError } from "./capture_errors.ts";
+import { refusalError } from "../errors.ts";
 import {
   checkDestination,
   type Checked,

@@ -4,8 +4,8 @@
  * launch or close that browser; `close()` only disconnects.
  */
 import puppeteer, { type Browser } from "puppeteer-core";
-import type { Logger } from "../log.ts";
-import type { CaptureBackendStatus } from "./types.ts";
+import type { Logger } from "../../log.ts";
+import type { CaptureBackendStatus } from "../types.ts";
 
 // A WebSocket upgrade that has not completed by then will not; without it a host that accepts
 // TCP but never answers would hold a capture until the OS gives up.

@@ -5,22 +5,22 @@
  * browser cannot use.
  */
 import type { Browser, BrowserContext } from "puppeteer-core";
-import { withTimeout } from "../deadline.ts";
-import { ApiError } from "../errors.ts";
-import type { Logger } from "../log.ts";
-import { type Resolver, resolveWithDns } from "./address.ts";
-import { captureFailure } from "./capture_errors.ts";
-import { emulateDevice, userAgentsOf } from "./page_pool.ts";
-import { type Backoff, createRemoteEndpoint } from "./remote_endpoint.ts";
-import { render } from "./render.ts";
-import { createRequestGuard } from "./request_guard.ts";
+import { withTimeout } from "../../timeout.ts";
+import { ApiError } from "../../errors.ts";
+import type { Logger } from "../../log.ts";
+import { type Resolver, resolveWithDns } from "../network/address.ts";
+import { captureFailure } from "../errors.ts";
+import { emulateDevice, userAgentsOf } from "../local/page_pool.ts";
+import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
+import { render } from "../render.ts";
+import { createRequestGuard } from "../network/request_guard.ts";
 import type {
   CaptureBackendStatus,
   CaptureJob,
   Capturer,
   CaptureResult,
   DeviceType,
-} from "./types.ts";
+} from "../types.ts";
 
 export const CHROMIUM_REMOTE = "chromium-remote";
 

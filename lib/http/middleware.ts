@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "hono/deno";
 import type { AppEnv } from "./app_env.ts";
 import { resolveClientIp } from "./client_ip.ts";
-import { ApiError } from "./errors.ts";
+import { ApiError } from "../errors.ts";
 
 // Client-chosen ids are kept only when they cannot smuggle anything into logs or headers.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -28,7 +28,7 @@ export function peerAddress(c: Context<AppEnv>): string | undefined {
   }
 }
 
-/** The client IP under TRUST_PROXY_HOPS (see lib/client_ip.ts). */
+/** The client IP under TRUST_PROXY_HOPS (see client_ip.ts). */
 export function clientIpOf(c: Context<AppEnv>): string {
   return resolveClientIp(
     peerAddress(c),

@@ -1,5 +1,5 @@
-import { ApiError } from "./errors.ts";
-import { MEDIA_HOSTS, type MediaHost } from "./upstreams.ts";
+import { ApiError } from "../errors.ts";
+import { MEDIA_HOSTS, type MediaHost } from "../upstreams.ts";
 
 /**
  * The allowlisted host of `url`, or null. Checked on the URL as the standard parser normalised it

@@ -1,11 +1,11 @@
 import type { Context } from "hono";
 import type { AppEnv } from "./app_env.ts";
 import { rateLimitBucket } from "./client_ip.ts";
-import { withTimeout } from "./deadline.ts";
-import { ApiError } from "./errors.ts";
-import type { Logger } from "./log.ts";
+import { withTimeout } from "../timeout.ts";
+import { ApiError } from "../errors.ts";
+import type { Logger } from "../log.ts";
 import { clientIpOf } from "./middleware.ts";
-import type { Store, WindowVerdict } from "./store/store.ts";
+import type { Store, WindowVerdict } from "../store/store.ts";
 
 /** The sliding window of RATE_LIMIT_PER_MINUTE. */
 export const RATE_WINDOW_MS = 60_000;

@@ -4,7 +4,7 @@
  * resolved here, every address judged, and the connection opened to the judged IP itself.
  * Each capture gets its own session (its own port), so refusals are attributed to it.
  */
-import type { Logger } from "../log.ts";
+import type { Logger } from "../../log.ts";
 import {
   checkDestination,
   dialChecked,

@@ -9,7 +9,7 @@
  * upstream can be injected; (3) a non-JSON error body makes it throw a TypeError, and its error
  * messages embed the upstream URL. The request itself (URL, features, token) is unchanged.
  */
-import { ApiError } from "./errors.ts";
+import { ApiError } from "../errors.ts";
 
 /** The `features` flags react-tweet sends; the interface shapes its payload by them. */
 export const SYNDICATION_FEATURES = [

@@ -8,11 +8,11 @@
 import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import type { Resolver } from "./address.ts";
-import { findChromium } from "./browser.ts";
-import { createChromiumCapturer } from "./chromium_capturer.ts";
-import { createRemoteCapturer } from "./remote_capturer.ts";
-import type { Backoff } from "./remote_endpoint.ts";
+import type { Resolver } from "./network/address.ts";
+import { findChromium } from "./local/browser.ts";
+import { createChromiumCapturer } from "./local/capturer.ts";
+import { createRemoteCapturer } from "./remote/capturer.ts";
+import type { Backoff } from "./remote/endpoint.ts";
 import type { CaptureJob, Capturer, CaptureResult } from "./types.ts";
 
 /** A Capturer that main.ts can warm up before the first request. */

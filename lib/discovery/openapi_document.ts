@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "./app_env.ts";
+import type { AppEnv } from "../http/app_env.ts";
 
 /** The parts of an OpenAPI 3.1 document the docs generators read. */
 export interface SchemaObject {

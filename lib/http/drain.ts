@@ -1,4 +1,4 @@
-import { ApiError, errorEnvelope } from "./errors.ts";
+import { ApiError, errorEnvelope } from "../errors.ts";
 
 type Handler = (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>;
 

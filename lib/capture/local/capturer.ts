@@ -3,15 +3,15 @@
  * of prepared contexts, and the wait ladder of render.ts.
  */
 import type { Browser } from "puppeteer-core";
-import type { Logger } from "../log.ts";
-import { type Resolver, resolveWithDns } from "./address.ts";
+import type { Logger } from "../../log.ts";
+import { type Resolver, resolveWithDns } from "../network/address.ts";
 import { createBrowserHost } from "./browser.ts";
-import { browserUnavailable, captureFailure } from "./capture_errors.ts";
-import type { Dialer } from "./egress_policy.ts";
-import { createEgressProxy, type EgressSession } from "./egress_proxy.ts";
+import { browserUnavailable, captureFailure } from "../errors.ts";
+import type { Dialer } from "../network/egress_policy.ts";
+import { createEgressProxy, type EgressSession } from "../network/egress_proxy.ts";
 import { createPagePool, type PagePool } from "./page_pool.ts";
-import { render } from "./render.ts";
-import type { CaptureBackendStatus, CaptureJob, Capturer, CaptureResult } from "./types.ts";
+import { render } from "../render.ts";
+import type { CaptureBackendStatus, CaptureJob, Capturer, CaptureResult } from "../types.ts";
 
 export const CHROMIUM_LOCAL = "chromium-local";
 
