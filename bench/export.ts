@@ -21,7 +21,7 @@ import {
 } from "../lib/codecs/presets.ts";
 import { exportWithSharp, loadSharp } from "../lib/codecs/sharp.ts";
 import { exportWithWasm, initWasmCodecs } from "../lib/codecs/wasm.ts";
-import { encodeFixture, screenshotPixels } from "../tests/codecs_fixtures.ts";
+import { encodeFixture, screenshotPixels } from "../tests/codecs/fixtures.ts";
 import { createTestApp } from "../tests/helpers/app.ts";
 
 const SIZES = [

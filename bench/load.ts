@@ -12,7 +12,7 @@
  * Prints Markdown tables: requests/s, p50/p99 latency, generator errors, statuses, requests that
  * failed other than by design, and the peak RSS of Deno and of Chromium during each run.
  */
-import { encodeFixture, screenshotPixels } from "../tests/codecs_fixtures.ts";
+import { encodeFixture, screenshotPixels } from "../tests/codecs/fixtures.ts";
 import { logSummary, readLogWindow } from "./load_log.ts";
 import { type LoadOutcome, type Measured, printReport } from "./load_report.ts";
 import { Buffer, runLoad, type Scenario } from "./load_runner.ts";

@@ -17,7 +17,7 @@ import {
   QUALITY_PRESETS,
   type QualityPreset,
 } from "../lib/codecs/presets.ts";
-import { encodeFixture, screenshotPixels } from "../tests/codecs_fixtures.ts";
+import { encodeFixture, screenshotPixels } from "../tests/codecs/fixtures.ts";
 import { median } from "./load_service.ts";
 
 export interface ExportInput {

@@ -1,0 +1,220 @@
+/**
+ * The network boundary with real Chromium and ALLOW_PRIVATE_NETWORK off. Names resolve through
+ * an injected resolver; the proxy's dial seam sends the one fake public address to a loopback
+ * "internet" server. A second loopback server plays the private network: nothing may reach it.
+ */
+import assert from "node:assert/strict";
+import type { Resolver } from "../../lib/capture/network/address.ts";
+import { createChromiumCapturer } from "../../lib/capture/local/capturer.ts";
+import type { Dialer } from "../../lib/capture/network/egress_policy.ts";
+import { ApiError } from "../../lib/errors.ts";
+import { createMemoryLogger } from "../../lib/log.ts";
+import { schemePage, servePages } from "../helpers/capture_fixtures.ts";
+
+const PUBLIC_IP = "93.184.215.14";
+
+/** What the probe page tries from an allowed origin; every attempt must fail. */
+function probeScript(secret: number): string {
+  return `<script>
+  const results = {};
+  const attempt = (name, run) => run().then((v) => results[name] = v, () => results[name] = "blocked");
+  const image = (src) => () => new Promise((ok, fail) => {
+    const img = new Image(); img.onload = () => ok("loaded"); img.onerror = fail; img.src = src;
+  });
+  const socket = (url) => () => new Promise((ok, fail) => {
+    const ws = new WebSocket(url); ws.onopen = () => ok("open"); ws.onerror = fail;
+  });
+  const worker = () => new Promise((ok, fail) => {
+    const code = 'fetch("http://127.0.0.1:${secret}/worker").then(() => postMessage("reached"),' +
+      ' () => postMessage("blocked"))';
+    const w = new Worker(URL.createObjectURL(new Blob([code])));
+    w.onmessage = (e) => e.data === "reached" ? ok("reached") : fail();
+  });
+  const frame = document.createElement("iframe");
+  frame.src = "http://evil.test:${secret}/frame";
+  document.body.append(frame);
+  Promise.all([
+    attempt("fetch", () => fetch("http://127.0.0.1:${secret}/fetch").then((r) => "status " + r.status)),
+    attempt("fetchName", () => fetch("http://evil.test:${secret}/name").then(() => "reached")),
+    attempt("fetchMetadata", () => fetch("http://169.254.169.254/latest/meta-data/").then(() => "reached")),
+    attempt("image", image("http://localhost:${secret}/img")),
+    attempt("websocket", socket("ws://127.0.0.1:${secret}/ws")),
+    attempt("secureWebsocket", socket("wss://evil.test/ws")),
+    attempt("worker", worker),
+  ]).then(() => fetch("/report", { method: "POST", body: JSON.stringify(results) }));
+</script><img src="/after-report">`;
+}
+
+function boundaryFixture() {
+  const secret = servePages({ "/": () => new Response(schemePage()) });
+  // The page under test posts what it saw to /report; each capture expects a fresh one.
+  let report: Record<string, string> | null = null;
+  let arrival = Promise.withResolvers<void>();
+  const internet = servePages({
+    "/probe": () => html(schemePage(probeScript(secret.port))),
+    "/report": async (request) => {
+      report = await request.json();
+      arrival.resolve();
+      return new Response("thanks");
+    },
+    // The page's load waits for this image, which waits for the report: the capture sees it.
+    "/after-report": async () => {
+      await Promise.race([arrival.promise, new Promise((r) => setTimeout(r, 5_000))]);
+      return new Response(null, { status: 204 });
+    },
+    "/redirect": () => redirect(`http://127.0.0.1:${secret.port}/from-redirect`),
+    "/redirect-name": () => redirect(`https://evil.test:${secret.port}/from-redirect`),
+    "/rebind": () =>
+      // Same-origin fetch means a second lookup of rebind.test; the report goes elsewhere.
+      // The proxy's refusal is a 403 it marks itself, which a same-origin script can read.
+      html(schemePage(`<script>fetch("/again")
+        .then((r) => r.headers.get("x-shotline-egress") ?? "reached", () => "blocked")
+        .then((r) => fetch("http://public.test/report",
+          { method: "POST", mode: "no-cors", body: JSON.stringify({ again: r }) }));
+        </script><img src="http://public.test/after-report">`)),
+  });
+  const answers: Record<string, string[]> = {
+    "public.test": [PUBLIC_IP],
+    "evil.test": ["127.0.0.1"],
+    "localhost": ["127.0.0.1", "::1"],
+    "v6.test": ["::1"],
+    "mapped.test": ["::ffff:127.0.0.1"],
+    "nat64.test": ["64:ff9b::a9fe:a9fe"],
+  };
+  let rebindLookups = 0;
+  // rebind.test answers public once, then loopback: the classic DNS-rebinding attack.
+  const resolver: Resolver = (host) =>
+    Promise.resolve(
+      host === "rebind.test"
+        ? (++rebindLookups === 1 ? [PUBLIC_IP] : ["127.0.0.1"])
+        : answers[host] ?? [],
+    );
+  const dialed: string[] = [];
+  // Production dials the checked address itself; here the fake public one goes to `internet`.
+  const dial: Dialer = (address, port, signal) => {
+    dialed.push(address);
+    return address === PUBLIC_IP
+      ? Deno.connect({ hostname: "127.0.0.1", port: internet.port, signal })
+      : Deno.connect({ hostname: address, port, signal });
+  };
+  const log = createMemoryLogger();
+  const capturer = createChromiumCapturer({
+    timeoutMs: 10_000,
+    allowPrivateNetwork: false,
+    resolver,
+    dial,
+    log,
+  });
+  return {
+    secret,
+    internet,
+    capturer,
+    dialed,
+    log,
+    report: () => report,
+    expectReport() {
+      report = null;
+      arrival = Promise.withResolvers<void>();
+    },
+    refusedHosts: () =>
+      log.lines.filter((l) => l.msg === "egress refused").map((l) => `${l.host}:${l.port}`),
+    async close() {
+      await capturer.close();
+      await internet.close();
+      await secret.close();
+    },
+  };
+}
+
+async function captureError(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(() => null, (e) => e);
+  assert.ok(error instanceof ApiError, `an ApiError, got ${error}`);
+  return error;
+}
+
+Deno.test("no capture request reaches a private address, whatever form it takes", async (t) => {
+  const f = boundaryFixture();
+  const s = f.secret.port;
+  const shoot = (url: string) =>
+    f.capturer.capture({ url, deviceType: "desktop", colorScheme: "light" });
+  try {
+    await t.step("top documents on private names and literals: 400 invalid_url", async () => {
+      for (
+        const url of [
+          `http://evil.test:${s}/`,
+          "https://evil.test/",
+          `http://localhost:${s}/`,
+          `http://v6.test:${s}/`,
+          `http://mapped.test:${s}/`,
+          "http://nat64.test/",
+          `http://127.0.0.1:${s}/`,
+          `http://[::1]:${s}/`,
+          "https://[::ffff:127.0.0.1]/",
+          "http://169.254.169.254/latest/meta-data/",
+        ]
+      ) {
+        const error = await captureError(shoot(url));
+        assert.equal(error.status, 400, url);
+        assert.equal(error.code, "invalid_url", url);
+        assert.equal(error.message, "The URL resolves to a private address.", url);
+        assert.match(error.hint, /public internet addresses/, url);
+      }
+    });
+    await t.step("a name that does not resolve: 400 invalid_url", async () => {
+      const error = await captureError(shoot("https://gone.test/"));
+      assert.equal(error.status, 400);
+      assert.equal(error.message, "The URL's host name does not resolve.");
+      assert.match(error.hint, /gone\.test/);
+    });
+    await t.step("a redirect hop to a private literal or name is refused", async () => {
+      for (const path of ["/redirect", "/redirect-name"]) {
+        const error = await captureError(shoot(`http://public.test${path}`));
+        assert.equal(error.code, "invalid_url", path);
+        assert.match(error.hint, /resolves to a loopback|is a loopback/, path);
+      }
+    });
+    await t.step("subresources, iframes, fetch, WebSockets and workers are blocked", async () => {
+      f.expectReport();
+      const result = await shoot("http://public.test/probe");
+      assert.equal(result.targetStatus, 200);
+      assert.deepEqual(f.report(), {
+        fetch: "blocked",
+        fetchName: "blocked",
+        fetchMetadata: "blocked",
+        image: "blocked",
+        websocket: "blocked",
+        secureWebsocket: "blocked",
+        worker: "blocked",
+      });
+      // The proxy itself refused them (not some other browser policy).
+      const refused = f.refusedHosts();
+      for (const host of [`127.0.0.1:${s}`, `evil.test:${s}`, "169.254.169.254:80"]) {
+        assert.ok(refused.includes(host), `${host} refused by the proxy (${refused})`);
+      }
+      assert.ok(refused.includes(`localhost:${s}`) && refused.includes("evil.test:443"));
+    });
+    await t.step(
+      "DNS rebinding: the second lookup's private answer is never connected",
+      async () => {
+        f.dialed.length = 0;
+        f.expectReport();
+        const result = await shoot(`http://rebind.test:${s}/rebind`);
+        assert.equal(result.targetStatus, 200);
+        assert.deepEqual(f.report(), { again: "forbidden_address" });
+        assert.deepEqual(f.dialed.filter((ip) => ip !== PUBLIC_IP), []);
+        assert.ok(f.refusedHosts().includes(`rebind.test:${s}`));
+      },
+    );
+    assert.equal(f.secret.hits.size, 0, `private server reached: ${[...f.secret.hits.keys()]}`);
+  } finally {
+    await f.close();
+  }
+});
+
+function html(body: string): Response {
+  return new Response(body, { headers: { "content-type": "text/html" } });
+}
+
+function redirect(location: string): Response {
+  return new Response(null, { status: 302, headers: { location } });
+}

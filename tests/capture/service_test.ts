@@ -1,0 +1,208 @@
+import assert from "node:assert/strict";
+import type { CachedCapture, CaptureCache } from "../../lib/capture/cache.ts";
+import {
+  createScreenshotService,
+  type ScreenshotServiceOptions,
+} from "../../lib/capture/service.ts";
+import type { CaptureJob } from "../../lib/capture/types.ts";
+import { ApiError } from "../../lib/errors.ts";
+import { createMemoryLogger } from "../../lib/log.ts";
+import { manualClock } from "../helpers/app.ts";
+import { shadeOf, solidCapturer } from "../helpers/solid_capturer.ts";
+
+const JOB: CaptureJob = { url: "https://example.com/", deviceType: "mobile", colorScheme: "light" };
+const jobFor = (path: string): CaptureJob => ({ ...JOB, url: `https://example.com/${path}` });
+
+/** A cache that answers at once, so the order of concurrent steps is predictable. */
+function memoryCache() {
+  const entries = new Map<string, CachedCapture>();
+  const writes: CachedCapture[] = [];
+  const keyOf = (job: CaptureJob) => `${job.url} ${job.deviceType} ${job.colorScheme}`;
+  const cache: CaptureCache = {
+    get: (job) => Promise.resolve(entries.get(keyOf(job)) ?? null),
+    set: (job, capture) => {
+      writes.push(capture);
+      entries.set(keyOf(job), capture);
+      return Promise.resolve();
+    },
+    purgeUrl: () => Promise.resolve(0),
+    purgeAll: () => Promise.resolve(0),
+  };
+  return Object.assign(cache, { writes });
+}
+
+function serviceWith(overrides: Partial<ScreenshotServiceOptions> = {}) {
+  const capturer = solidCapturer();
+  const cache = memoryCache();
+  const log = createMemoryLogger();
+  const service = createScreenshotService({
+    capturer,
+    cache,
+    log,
+    clock: manualClock(),
+    maxConcurrent: 2,
+    hardTimeoutMs: 60_000,
+    ...overrides,
+  });
+  return { service, capturer, cache, log };
+}
+
+/** Lets pending promise callbacks run until `condition` holds (no fixed sleeps). */
+async function until(condition: () => boolean) {
+  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((r) => setTimeout(r, 0));
+  assert.ok(condition(), "condition reached");
+}
+
+Deno.test("identical concurrent requests share one render", async () => {
+  const { service, capturer } = serviceWith();
+  capturer.hold();
+  const pending = Array.from({ length: 8 }, () => service.take(JOB));
+  await until(() => capturer.jobs.length === 1);
+  capturer.release();
+  const outcomes = await Promise.all(pending);
+  assert.equal(capturer.jobs.length, 1);
+  for (const outcome of outcomes) {
+    assert.equal(outcome.cached, false);
+    assert.equal(outcome.png, outcomes[0].png);
+  }
+  const again = await service.take(JOB);
+  assert.equal(again.cached, true);
+  assert.equal(capturer.jobs.length, 1);
+  assert.equal(service.stats().flights, 0);
+});
+
+Deno.test("a forceRefresh request does not join a render started for a cache miss", async () => {
+  const { service, capturer, cache } = serviceWith();
+  capturer.hold();
+  const plain = service.take(JOB);
+  await until(() => capturer.jobs.length === 1);
+  const forced = service.take(JOB, { forceRefresh: true });
+  await until(() => capturer.jobs.length === 2);
+  capturer.release();
+  const [a, b] = await Promise.all([plain, forced]);
+  assert.notEqual(shadeOf(a.png), shadeOf(b.png));
+  // Only the newer render is written, whatever order the two finish in.
+  assert.equal(cache.writes.length, 1);
+  assert.equal(cache.writes[0].png, b.png);
+  assert.equal((await service.take(JOB)).png, b.png);
+});
+
+Deno.test("identical forceRefresh requests share one render, and plain ones join it", async () => {
+  const { service, capturer } = serviceWith();
+  capturer.hold();
+  const first = service.take(JOB, { forceRefresh: true });
+  await until(() => capturer.jobs.length === 1);
+  const second = service.take(JOB, { forceRefresh: true });
+  const plain = service.take(JOB);
+  capturer.release();
+  const outcomes = await Promise.all([first, second, plain]);
+  assert.equal(capturer.jobs.length, 1);
+  assert.ok(outcomes.every((o) => o.png === outcomes[0].png && !o.cached));
+});
+
+Deno.test("forceRefresh bypasses a cached entry and replaces it", async () => {
+  const { service, capturer } = serviceWith();
+  const first = await service.take(JOB);
+  const refreshed = await service.take(JOB, { forceRefresh: true });
+  assert.equal(refreshed.cached, false);
+  assert.notEqual(shadeOf(refreshed.png), shadeOf(first.png));
+  const after = await service.take(JOB);
+  assert.equal(after.cached, true);
+  assert.equal(after.png, refreshed.png);
+  assert.equal(capturer.jobs.length, 2);
+});
+
+Deno.test("a full queue answers 503 upstream_unavailable with Retry-After", async () => {
+  const { service, capturer } = serviceWith({ maxConcurrent: 1, maxQueued: 2 });
+  capturer.hold();
+  const admitted = [jobFor("a"), jobFor("b"), jobFor("c")].map((job) => service.take(job));
+  await until(() => service.stats().running === 1 && service.stats().queued === 2);
+  await assert.rejects(service.take(jobFor("d")), (error: unknown) => {
+    assert.ok(error instanceof ApiError);
+    assert.equal(error.status, 503);
+    assert.equal(error.code, "upstream_unavailable");
+    assert.match(error.headers["Retry-After"], /^[1-9]\d*$/);
+    return true;
+  });
+  capturer.release();
+  assert.equal((await Promise.all(admitted)).length, 3);
+  assert.equal(capturer.jobs.length, 3);
+  assert.deepEqual(service.stats(), { running: 0, queued: 0, flights: 0 });
+});
+
+Deno.test("a shared render continues while anyone waits; the last to leave aborts it", async () => {
+  const { service, capturer } = serviceWith();
+  capturer.hold();
+  const leaving = new AbortController();
+  const staying = new AbortController();
+  const gone = service.take(JOB, { signal: leaving.signal });
+  const kept = service.take(JOB, { signal: staying.signal });
+  await until(() => capturer.jobs.length === 1);
+  leaving.abort();
+  await assert.rejects(gone, (e: unknown) => e instanceof ApiError && e.status === 408);
+  assert.equal(capturer.signals[0]?.aborted, false);
+  capturer.release();
+  assert.equal((await kept).cached, false);
+
+  capturer.hold();
+  const alone = new AbortController();
+  const abandoned = service.take(jobFor("x"), { signal: alone.signal });
+  await until(() => capturer.jobs.length === 2);
+  alone.abort();
+  await assert.rejects(abandoned, (e: unknown) => e instanceof ApiError && e.status === 408);
+  assert.equal(capturer.signals[1]?.aborted, true);
+  await until(() => service.stats().running === 0);
+  capturer.release();
+  // The abandoned render is forgotten: the next request starts a new one.
+  assert.equal((await service.take(jobFor("x"))).cached, false);
+  assert.equal(capturer.jobs.length, 3);
+});
+
+Deno.test("a request leaving the queue frees its place and never renders", async () => {
+  const { service, capturer } = serviceWith({ maxConcurrent: 1, maxQueued: 1 });
+  capturer.hold();
+  const running = service.take(jobFor("a"));
+  const client = new AbortController();
+  const queued = service.take(jobFor("b"), { signal: client.signal });
+  await until(() => service.stats().queued === 1);
+  client.abort();
+  await assert.rejects(queued, ApiError);
+  assert.equal(service.stats().queued, 0);
+  capturer.release();
+  await running;
+  assert.deepEqual(capturer.jobs.map((j) => j.url), ["https://example.com/a"]);
+});
+
+Deno.test("capturer ApiErrors reach every waiter; other failures become 500 upstream_failed", async () => {
+  const { service, capturer, log } = serviceWith();
+  capturer.failWith = new ApiError(408, "upstream_timeout", "The page did not load in time.");
+  const both = [service.take(JOB), service.take(JOB)];
+  for (const outcome of both) {
+    await assert.rejects(outcome, (e: unknown) => e instanceof ApiError && e.status === 408);
+  }
+  capturer.failWith = new Error("Navigating frame was detached");
+  await assert.rejects(service.take(JOB), (e: unknown) => {
+    assert.ok(e instanceof ApiError);
+    assert.equal(e.status, 500);
+    assert.equal(e.code, "upstream_failed");
+    assert.doesNotMatch(e.message, /detached/, "internal details stay in the log");
+    return true;
+  });
+  assert.ok(log.lines.some((l) => l.msg === "capture failed" && l.level === "error"));
+  capturer.failWith = null;
+  assert.equal((await service.take(JOB)).cached, false, "failures are not cached");
+});
+
+Deno.test("a capturer that never settles is cut off by the backstop deadline", async () => {
+  const { service, capturer } = serviceWith({ hardTimeoutMs: 20 });
+  capturer.hold();
+  await assert.rejects(service.take(JOB), (e: unknown) => {
+    assert.ok(e instanceof ApiError);
+    assert.equal(e.status, 408);
+    assert.equal(e.code, "upstream_timeout");
+    return true;
+  });
+  assert.equal(capturer.signals[0]?.aborted, true, "the capturer was told to stop");
+  assert.equal(service.stats().running, 0, "the slot is free again");
+  capturer.release();
+});

@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { ApiError } from "../../lib/errors.ts";
+import { BUSY_RETRY_AFTER_SECONDS, JobScheduler } from "../../lib/codecs/scheduler.ts";
+
+const SMALL = 100;
+const LARGE = 10_000;
+
+function scheduler(maxQueue = 2) {
+  return new JobScheduler({ slots: 2, smallSlots: 1, smallMaxPixels: SMALL, maxQueue });
+}
+
+/** A job that records its slot and runs until the test releases it. */
+function gate() {
+  const slots: number[] = [];
+  const releases: (() => void)[] = [];
+  const job = (slot: number) => {
+    slots.push(slot);
+    return new Promise<number>((resolve) => releases.push(() => resolve(slot)));
+  };
+  return { job, slots, releaseNext: () => releases.shift()!() };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+Deno.test("jobs run on the regular slots, then wait in order", async () => {
+  const s = scheduler();
+  const g = gate();
+  const runs = [s.run(LARGE, g.job), s.run(LARGE, g.job), s.run(LARGE, g.job)];
+  await tick();
+  assert.deepEqual(g.slots, [0, 1], "two large jobs run, the third waits");
+  assert.deepEqual(s.load, { running: 2, queued: 1 });
+  g.releaseNext();
+  assert.equal(await runs[0], 0);
+  await tick();
+  assert.deepEqual(g.slots, [0, 1, 0], "the waiting job takes the freed slot");
+  g.releaseNext();
+  g.releaseNext();
+  await Promise.all(runs);
+  assert.deepEqual(s.load, { running: 0, queued: 0 });
+});
+
+Deno.test("a small image uses the reserved slot while large ones hold the others", async () => {
+  const s = scheduler();
+  const g = gate();
+  const runs = [s.run(LARGE, g.job), s.run(LARGE, g.job), s.run(LARGE, g.job), s.run(SMALL, g.job)];
+  await tick();
+  assert.deepEqual(g.slots, [0, 1, 2], "the small job ran at once on slot 2; a large one waits");
+  g.releaseNext(); // slot 0 frees: the large job waiting gets it
+  await tick();
+  assert.deepEqual(g.slots, [0, 1, 2, 0]);
+  g.releaseNext();
+  g.releaseNext();
+  g.releaseNext();
+  await Promise.all(runs);
+});
+
+Deno.test("a large image never takes the small slot, and a full queue is a 503", async () => {
+  const s = scheduler(1);
+  const g = gate();
+  const runs = [s.run(LARGE, g.job), s.run(LARGE, g.job), s.run(LARGE, g.job)];
+  await tick();
+  assert.deepEqual(s.load, { running: 2, queued: 1 });
+  const error = await s.run(LARGE, g.job).catch((e) => e);
+  assert.ok(error instanceof ApiError);
+  assert.equal(error.status, 503);
+  assert.equal(error.code, "upstream_unavailable");
+  assert.equal(error.headers["Retry-After"], String(BUSY_RETRY_AFTER_SECONDS));
+  for (let i = 0; i < 3; i++) {
+    g.releaseNext();
+    await tick();
+  }
+  await Promise.all(runs);
+});
+
+Deno.test("a failing job frees its slot for the next one", async () => {
+  const s = scheduler();
+  await assert.rejects(s.run(LARGE, () => Promise.reject(new Error("boom"))), /boom/);
+  assert.deepEqual(s.load, { running: 0, queued: 0 });
+  assert.equal(await s.run(LARGE, (slot) => Promise.resolve(slot)), 0);
+});

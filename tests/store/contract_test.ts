@@ -1,0 +1,185 @@
+/**
+ * One contract suite, run against every Store backend: Deno KV in memory, Deno KV on a file, and
+ * Upstash Redis through the REST gateway fixture in front of a real redis-server.
+ *
+ * Expiry is asserted through the injected clock on every backend: both store `expiresAt` with the
+ * value and compare it with the clock on read. (Redis's own PX runs on server time and only
+ * reclaims memory; tests/upstash_redis_test.ts checks that every key carries one.)
+ */
+import assert from "node:assert/strict";
+import type { StoredBlob } from "../../lib/store/store.ts";
+import { STORE_BACKENDS, storeClock } from "../helpers/store_backends.ts";
+
+const MiB = 1024 * 1024;
+
+/** Bytes that do not compress and differ per seed, like a PNG. */
+function noise(size: number, seed: number): Uint8Array {
+  const bytes = new Uint8Array(size);
+  let x = seed * 2654435761 + 1;
+  for (let i = 0; i < size; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    bytes[i] = x >>> 24;
+  }
+  return bytes;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** A blob whose every byte is `fill`, with a size that tells the versions apart too. */
+function versionBlob(fill: number): StoredBlob {
+  return { bytes: new Uint8Array(2.5 * MiB + fill * 1000).fill(fill), meta: { fill } };
+}
+
+/** Chunks are >= 60 KB on every backend, so a byte per KiB catches any mix of two versions. */
+function isIntact(blob: StoredBlob): boolean {
+  const fill = blob.meta.fill as number;
+  const { bytes } = blob;
+  if (bytes.byteLength !== 2.5 * MiB + fill * 1000 || bytes[bytes.length - 1] !== fill) {
+    return false;
+  }
+  for (let i = 0; i < bytes.length; i += 1024) if (bytes[i] !== fill) return false;
+  return true;
+}
+
+for (const backend of STORE_BACKENDS) {
+  Deno.test(`store contract on ${backend.name}`, async (t) => {
+    const clock = storeClock();
+    await using opened = await backend.open(clock);
+    const { store } = opened;
+
+    await t.step("values round-trip as JSON and expire by the injected clock", async () => {
+      assert.equal(await store.getValue(["values", "missing"]), null);
+      const post = { text: "héllo ✓ \u{1F600}", n: [1, 2.5], nested: { ok: true } };
+      await store.setValue(["values", "post", "1"], post, 60_000);
+      assert.deepEqual(await store.getValue(["values", "post", "1"]), post);
+      clock.advance(59_999);
+      assert.deepEqual(await store.getValue(["values", "post", "1"]), post);
+      clock.advance(1);
+      assert.equal(await store.getValue(["values", "post", "1"]), null);
+      await store.setValue(["values", "post", "1"], "second", 5000);
+      assert.equal(await store.getValue(["values", "post", "1"]), "second");
+    });
+
+    await t.step("blobs of 0 bytes, 1 byte and 3 MB round-trip byte for byte", async () => {
+      for (const size of [0, 1, 3 * MiB]) {
+        const bytes = noise(size, size + 7);
+        const meta = { contentType: "image/png", size };
+        await store.setBlob(["blobs", String(size)], { bytes, meta }, 60_000);
+        const got = await store.getBlob(["blobs", String(size)]);
+        assert.ok(got, `blob of ${size} bytes is readable`);
+        assert.equal(got.bytes.byteLength, size);
+        assert.ok(sameBytes(got.bytes, bytes), `blob of ${size} bytes is intact`);
+        assert.deepEqual(got.meta, meta);
+      }
+      assert.equal(await store.getBlob(["blobs", "missing"]), null);
+      clock.advance(60_000);
+      assert.equal(await store.getBlob(["blobs", "1"]), null);
+      assert.equal(await store.getBlob(["blobs", String(3 * MiB)]), null);
+    });
+
+    await t.step("a replaced blob reads as the new one with the new meta", async () => {
+      await store.setBlob(["replace", "k"], { bytes: noise(10, 1), meta: { v: 1 } }, 60_000);
+      await store.setBlob(["replace", "k"], { bytes: noise(20, 2), meta: { v: 2 } }, 60_000);
+      const got = await store.getBlob(["replace", "k"]);
+      assert.ok(got);
+      assert.deepEqual(got.meta, { v: 2 });
+      assert.ok(sameBytes(got.bytes, noise(20, 2)));
+    });
+
+    await t.step("readers never see a torn blob while a writer replaces it", async () => {
+      const key = ["torn", "page"];
+      await store.setBlob(key, versionBlob(1), 60_000);
+      let writing = true;
+      const writer = (async () => {
+        try {
+          for (let fill = 2; fill <= 9; fill++) await store.setBlob(key, versionBlob(fill), 60_000);
+        } finally {
+          writing = false;
+        }
+      })();
+      const seen = { intact: 0, torn: 0, missing: 0 };
+      const reader = async () => {
+        while (writing) {
+          const blob = await store.getBlob(key);
+          if (!blob) seen.missing++;
+          else if (isIntact(blob)) seen.intact++;
+          else seen.torn++;
+        }
+      };
+      await Promise.all([writer, reader(), reader()]);
+      assert.equal(seen.torn, 0, `torn reads: ${JSON.stringify(seen)}`);
+      assert.equal(seen.missing, 0, `reads that missed a stored blob: ${JSON.stringify(seen)}`);
+      assert.ok(seen.intact > 0);
+      const last = await store.getBlob(key);
+      assert.ok(last && isIntact(last));
+      assert.equal(last.meta.fill, 9);
+    });
+
+    await t.step("deleteBlobs removes a key prefix and counts only live blobs", async () => {
+      const blob = { bytes: noise(3, 3), meta: {} };
+      await store.setBlob(["purge", "u1", "desktop"], blob, 60_000);
+      await store.setBlob(["purge", "u1", "mobile"], blob, 60_000);
+      await store.setBlob(["purge", "u1", "stale"], blob, 1000);
+      await store.setBlob(["purge", "u10", "desktop"], blob, 60_000);
+      await store.setBlob(["other", "u1", "desktop"], blob, 60_000);
+      clock.advance(1000);
+
+      assert.equal(await store.deleteBlobs(["purge", "u1"]), 2);
+      assert.equal(await store.getBlob(["purge", "u1", "desktop"]), null);
+      assert.equal(await store.getBlob(["purge", "u1", "mobile"]), null);
+      assert.ok(await store.getBlob(["purge", "u10", "desktop"]), "a sibling prefix survives");
+      assert.equal(await store.deleteBlobs(["purge", "u1"]), 0);
+      assert.equal(await store.deleteBlobs(["purge"]), 1);
+      assert.equal(await store.deleteBlobs(["purge"]), 0);
+      assert.ok(await store.getBlob(["other", "u1", "desktop"]), "other prefixes survive");
+      assert.equal(await store.deleteBlobs(["nothing", "here"]), 0);
+    });
+
+    await t.step("hitWindow admits exactly `limit` of 40 concurrent hits", async () => {
+      const now = clock.now();
+      const verdicts = await Promise.all(
+        Array.from({ length: 40 }, () => store.hitWindow(["rate", "203.0.113.7"], 20, 60_000)),
+      );
+      const allowed = verdicts.filter((v) => v.allowed);
+      assert.equal(allowed.length, 20);
+      assert.deepEqual(
+        allowed.map((v) => v.remaining).sort((a, b) => a - b),
+        Array.from({ length: 20 }, (_, i) => i),
+      );
+      for (const verdict of verdicts) {
+        assert.equal(verdict.limit, 20);
+        assert.equal(verdict.resetAt, now + 60_000);
+        if (!verdict.allowed) assert.equal(verdict.remaining, 0);
+      }
+    });
+
+    await t.step("the window slides with the clock and Reset follows the oldest hit", async () => {
+      // Windows stay at 60 s: Redis also expires the log by real time, which must not interfere.
+      const key = ["rate", "slide"];
+      const t0 = clock.now();
+      const hit = () => store.hitWindow(key, 3, 60_000);
+      const verdict = (allowed: boolean, remaining: number, resetAt: number) => ({
+        allowed,
+        limit: 3,
+        remaining,
+        resetAt,
+      });
+      assert.deepEqual(await hit(), verdict(true, 2, t0 + 60_000));
+      clock.advance(24_000);
+      assert.deepEqual(await hit(), verdict(true, 1, t0 + 60_000));
+      clock.advance(24_000);
+      assert.deepEqual(await hit(), verdict(true, 0, t0 + 60_000));
+      clock.advance(11_999);
+      assert.deepEqual(await hit(), verdict(false, 0, t0 + 60_000));
+      clock.advance(1); // t0 + 60 s: the first hit has left the window
+      assert.deepEqual(await hit(), verdict(true, 0, t0 + 84_000));
+      assert.deepEqual(await hit(), verdict(false, 0, t0 + 84_000));
+      const other = await store.hitWindow(["rate", "other"], 3, 60_000);
+      assert.deepEqual(other, verdict(true, 2, clock.now() + 60_000));
+    });
+  });
+}
