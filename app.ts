@@ -37,11 +37,12 @@ export function createApp(deps: AppDeps) {
   app.use("*", utf8JsonBody());
 
   // API operations first: the order here is the order of /openapi.json and /llms.txt.
-  app.route("/", createScreenshotRouter(deps));
+  app.route("/", createScreenshotRouter());
   app.route("/", createExportRouter());
   app.route("/", createPostRouter());
   app.route("/", createImageProxyRouter());
-  app.route("/", createCacheAdminRouter(deps.config));
+  // Without CACHE_ADMIN_TOKEN the purge route does not exist at all (404 for every method).
+  if (deps.config.CACHE_ADMIN_TOKEN) app.route("/", createCacheAdminRouter());
   app.route("/", createDiscoveryRouter(() => app));
   app.route("/", createEditorRouter(() => app));
   app.route("/", createHealthRouter());

@@ -2,6 +2,7 @@ import { createApp } from "./app.ts";
 import { createCaptureBackends } from "./lib/capture/backends.ts";
 import { createImageExporter } from "./lib/codecs/exporter.ts";
 import { ConfigError, parseConfig } from "./lib/config.ts";
+import { assembleServices } from "./lib/http/app_env.ts";
 import { createDrainGate } from "./lib/http/drain.ts";
 import { createLogger } from "./lib/log.ts";
 import { openStore } from "./lib/store/open.ts";
@@ -29,7 +30,7 @@ async function main() {
   // and captures answer 503 while no backend can run.
   const capture = createCaptureBackends({ config, log });
   void capture.start();
-  const app = createApp({
+  const app = createApp(assembleServices({
     config,
     store,
     log,
@@ -38,7 +39,7 @@ async function main() {
     upstreams: DEFAULT_UPSTREAMS,
     exporter,
     capture,
-  });
+  }));
 
   const gate = createDrainGate(app.fetch, config.PUBLIC_BASE_URL);
   const server = Deno.serve({

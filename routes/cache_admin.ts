@@ -1,9 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
 import type { AppEnv } from "../lib/http/app_env.ts";
-import { captureCacheOf } from "../lib/capture/cache.ts";
 import { parseTargetUrl } from "../lib/capture/target_url.ts";
-import type { Config } from "../lib/config.ts";
 import { ApiError } from "../lib/errors.ts";
 import { createRouter } from "../lib/http/router.ts";
 
@@ -13,10 +11,10 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-function requireToken(c: Context<AppEnv>, token: string) {
+function requireToken(c: Context<AppEnv>, token: string | undefined) {
   const given = c.req.header("Authorization")?.match(/^Bearer[ \t]+(\S+)[ \t]*$/i)?.[1];
   // Constant-time compare: response timing must not reveal how much of a guess was right.
-  if (!given || !sameSecret(given, token)) {
+  if (!token || !given || !sameSecret(given, token)) {
     throw new ApiError(401, "unauthorized", "A valid cache-admin token is required.", {
       headers: { "WWW-Authenticate": 'Bearer realm="cache-admin"' },
     });
@@ -24,19 +22,15 @@ function requireToken(c: Context<AppEnv>, token: string) {
 }
 
 /**
- * DELETE /api/cache?url=<absolute url> | ?all=true (CONFIG.md): operator-only, so registered
- * with plain `router.delete` and absent from /openapi.json and /llms*.txt. Without
- * CACHE_ADMIN_TOKEN the route does not exist at all (404 for every method).
+ * DELETE /api/cache?url=<absolute url> | ?all=true (README, "Cache, concurrency and the per-IP limit"): operator-only,
+ * so registered with plain `router.delete` and absent from /openapi.json and /llms*.txt.
  */
-export function createCacheAdminRouter(config: Config) {
-  const router = createRouter();
-  const token = config.CACHE_ADMIN_TOKEN;
-  if (!token) return router;
-
-  router.delete("/api/cache", async (c) => {
-    requireToken(c, token);
+export function createCacheAdminRouter() {
+  return createRouter().delete("/api/cache", async (c) => {
+    const { config, captureCache: cache, log } = c.var.deps;
+    // Mounted only when the token is set (see createApp); checked again so a mistake fails closed.
+    requireToken(c, config.CACHE_ADMIN_TOKEN);
     const { all, url } = c.req.query();
-    const cache = captureCacheOf(c.var.deps);
     let purge: () => Promise<number>;
     if (all !== undefined) {
       if (all !== "true") {
@@ -58,7 +52,7 @@ export function createCacheAdminRouter(config: Config) {
     try {
       purged = await purge();
     } catch (error) {
-      c.var.deps.log.error("cache purge failed", { requestId: c.var.requestId, error });
+      log.error("cache purge failed", { requestId: c.var.requestId, error });
       throw new ApiError(503, "upstream_unavailable", "The cache store is unreachable.", {
         hint: "Retry in a moment; check the store (KV_PATH or Upstash) if it persists.",
       });
@@ -67,5 +61,4 @@ export function createCacheAdminRouter(config: Config) {
     c.header("Cache-Control", "no-store");
     return c.json({ purged }, 200);
   });
-  return router;
 }

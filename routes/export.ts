@@ -160,6 +160,10 @@ export function createExportRouter() {
       "X-Content-Type-Options": "nosniff",
     });
   });
-  mountMethodProbe(router, "/api/export", "optimizeExportImageMethodProbe", TAG);
+  mountMethodProbe(router, {
+    path: "/api/export",
+    operationId: "optimizeExportImageMethodProbe",
+    tag: TAG,
+  });
   return router;
 }

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ApiError, type ErrorCode, ErrorSchema } from "../lib/errors.ts";
-import { createPostCache, POST_TTL_MS } from "../lib/posts/cache.ts";
+import { POST_TTL_MS } from "../lib/posts/cache.ts";
 import { createRouter, validatedInput, validationError } from "../lib/http/router.ts";
 import { fetchPost, TOMBSTONE_REASONS, tombstoneHint } from "../lib/posts/syndication.ts";
 
@@ -84,19 +84,18 @@ function withNullData(error: ApiError): ApiError {
 
 /** GET /api/post/{id}: a post's payload via the store-backed, coalescing cache. */
 export function createPostRouter() {
-  const cache = createPostCache();
-
   return createRouter().openapi(getPostRoute, async (c) => {
-    const { store, log, fetch, upstreams } = c.var.deps;
+    const { posts, log, fetch, upstreams } = c.var.deps;
     // Leading zeros name the same post; dropping them keeps one cache entry per post.
     const id = c.req.valid("param").id.replace(/^0+(?=\d)/, "");
     try {
-      const { lookup, source } = await cache.lookup(
-        store,
-        log,
-        id,
-        () => fetchPost(fetch, upstreams.syndicationOrigin, id, upstreams.postTimeoutMs),
-      );
+      const { lookup, source } = await posts.lookup(id, () =>
+        fetchPost({
+          fetch,
+          origin: upstreams.syndicationOrigin,
+          id,
+          timeoutMs: upstreams.postTimeoutMs,
+        }));
       c.var.logFields.cache = source;
       if (lookup.kind === "not_found") {
         throw new ApiError(404, "not_found", `No post with id ${id}.`, {

@@ -1,8 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Buffer } from "node:buffer";
-import type { AppDeps } from "../lib/http/app_env.ts";
-import { captureCacheOf } from "../lib/capture/cache.ts";
-import { createScreenshotService } from "../lib/capture/service.ts";
 import { parseTargetUrl } from "../lib/capture/target_url.ts";
 import { ApiError } from "../lib/errors.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
@@ -74,29 +71,20 @@ function refuseCapture(issues: z.core.$ZodIssue[], input: unknown): never {
   throw validationError(issues, input);
 }
 
-/** POST /api/screenshot (and its GET method probe), over one service per app. */
-export function createScreenshotRouter(deps: AppDeps) {
-  const { config } = deps;
-  const service = createScreenshotService({
-    capturer: deps.capture,
-    cache: captureCacheOf(deps),
-    log: deps.log,
-    clock: deps.clock,
-    maxConcurrent: config.MAX_CONCURRENT_CAPTURES,
-    // Backstop only: the capturer enforces CAPTURE_TIMEOUT_MS plus bounded settling itself.
-    hardTimeoutMs: 2 * config.CAPTURE_TIMEOUT_MS + 15_000,
-  });
+/** POST /api/screenshot (and its GET method probe), over the app's screenshot service. */
+export function createScreenshotRouter() {
   const router = createRouter();
 
   router.openapi(
     captureRoute,
     async (c) => {
+      const { config, screenshots } = c.var.deps;
       const body = c.req.valid("json");
       const url = parseTargetUrl(body.url, { allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK });
       // After validation, so refused requests do not use up the client's quota.
       await enforceCaptureRateLimit(c);
       const { deviceType, colorScheme } = body;
-      const outcome = await service.take({ url, deviceType, colorScheme }, {
+      const outcome = await screenshots.take({ url, deviceType, colorScheme }, {
         forceRefresh: body.forceRefresh,
         signal: c.req.raw.signal,
       });
@@ -119,6 +107,10 @@ export function createScreenshotRouter(deps: AppDeps) {
       result.success ? undefined : refuseCapture(result.error.issues, validatedInput(result)),
   );
 
-  mountMethodProbe(router, "/api/screenshot", "captureScreenshotMethodProbe", "Capture");
+  mountMethodProbe(router, {
+    path: "/api/screenshot",
+    operationId: "captureScreenshotMethodProbe",
+    tag: "Capture",
+  });
   return router;
 }

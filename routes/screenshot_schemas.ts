@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { COLOR_SCHEMES, DEVICE_TYPES } from "../lib/capture/types.ts";
 import { RATE_LIMIT_HEADERS } from "../lib/http/openapi_responses.ts";
 
-/** Body of POST /api/screenshot (SPEC 2.1); its example feeds the curl line of /llms.txt. */
+/** Body of POST /api/screenshot; its example feeds the curl line of /llms.txt. */
 export const ScreenshotRequestSchema = z.object({
   url: z.string().openapi({
     format: "uri",
@@ -26,7 +26,7 @@ export const ScreenshotRequestSchema = z.object({
   example: { url: "https://example.com", deviceType: "desktop", colorScheme: "light" },
 });
 
-/** Body of a successful capture (SPEC 2.2). */
+/** Body of a successful capture. */
 export const ScreenshotResponseSchema = z.object({
   screenshot: z.string().openapi({
     description: "The PNG, base64-encoded, without a data-URI prefix; exactly the viewport size.",

@@ -1,15 +1,18 @@
+import { type CaptureCache, captureCacheOf } from "../capture/cache.ts";
+import { createScreenshotService, type ScreenshotService } from "../capture/service.ts";
 import type { Capturer } from "../capture/types.ts";
 import type { ImageExporter } from "../codecs/exporter.ts";
 import type { Config } from "../config.ts";
 import type { LogFields, Logger } from "../log.ts";
+import { createPostCache, type PostCache } from "../posts/cache.ts";
 import type { Clock, Store } from "../store/store.ts";
 import type { Upstreams } from "../upstreams.ts";
 
 /**
- * Everything a handler may use, built by main.ts (or a test) and handed to createApp.
- * Components arrive ready; the app never opens or launches anything itself.
+ * The components main.ts (or a test) opens, launches or injects: each arrives ready, and the
+ * app never opens or launches anything itself.
  */
-export interface AppDeps {
+export interface AppParts {
   config: Config;
   store: Store;
   log: Logger;
@@ -22,6 +25,33 @@ export interface AppDeps {
   capture: Capturer;
   /** Recompresses uploads for POST /api/export (sharp or the wasm Worker pool). */
   exporter: ImageExporter;
+}
+
+/** Everything a handler may use: the parts plus the services built on them, once per app. */
+export interface AppDeps extends AppParts {
+  /** Cached captures in the store, shared by the screenshot route and the cache purge. */
+  captureCache: CaptureCache;
+  /** Cache, single flight and concurrency bound in front of `capture`. */
+  screenshots: ScreenshotService;
+  /** Store-backed, coalescing post lookups. */
+  posts: PostCache;
+}
+
+/** Builds the stateful services on top of `parts`; pure construction, no I/O. */
+export function assembleServices(parts: AppParts): AppDeps {
+  const { config, store, log, clock } = parts;
+  const captureCache = captureCacheOf(parts);
+  const screenshots = createScreenshotService({
+    capturer: parts.capture,
+    cache: captureCache,
+    log,
+    clock,
+    maxConcurrent: config.MAX_CONCURRENT_CAPTURES,
+    // Backstop only: the capturer enforces CAPTURE_TIMEOUT_MS plus bounded settling itself.
+    hardTimeoutMs: 2 * config.CAPTURE_TIMEOUT_MS + 15_000,
+  });
+  const posts = createPostCache({ store, log });
+  return { ...parts, captureCache, screenshots, posts };
 }
 
 /** Hono environment shared by every router, so handlers see one typed context. */

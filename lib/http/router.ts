@@ -73,9 +73,7 @@ export function methodNotAllowed(method: string, allowed: string[]): ApiError {
  */
 export function mountMethodProbe(
   router: OpenAPIHono<AppEnv>,
-  path: string,
-  operationId: string,
-  tag: string,
+  { path, operationId, tag }: { path: string; operationId: string; tag: string },
 ) {
   const route = createRoute({
     method: "get",

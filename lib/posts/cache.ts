@@ -28,12 +28,10 @@ export function postKey(id: string): string[] {
  * Post lookups through the store. Identical concurrent lookups share one store read and one
  * upstream call (single flight); failures are shared but never cached.
  */
-export function createPostCache() {
+export function createPostCache({ store, log }: { store: Store; log: Logger }) {
   const inFlight = new Map<string, Promise<CachedLookup>>();
 
   async function resolve(
-    store: Store,
-    log: Logger,
     id: string,
     fetchUpstream: () => Promise<PostLookup>,
   ): Promise<CachedLookup> {
@@ -60,16 +58,11 @@ export function createPostCache() {
 
   return {
     /** The answer for `id`, from the store, a lookup already under way, or `fetchUpstream`. */
-    lookup(
-      store: Store,
-      log: Logger,
-      id: string,
-      fetchUpstream: () => Promise<PostLookup>,
-    ): Promise<CachedLookup> {
+    lookup(id: string, fetchUpstream: () => Promise<PostLookup>): Promise<CachedLookup> {
       const running = inFlight.get(id);
       if (running) return running.then(({ lookup }) => ({ lookup, source: "coalesced" }));
       // Registered before the first await, so a lookup arriving next joins this one.
-      const flight = resolve(store, log, id, fetchUpstream).finally(() => inFlight.delete(id));
+      const flight = resolve(id, fetchUpstream).finally(() => inFlight.delete(id));
       inFlight.set(id, flight);
       return flight;
     },

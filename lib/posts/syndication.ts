@@ -64,12 +64,20 @@ export function syndicationUrl(origin: string, id: string): URL {
   return url;
 }
 
+export interface FetchPostOptions {
+  /** Deno's fetch in production; bound to a loopback server in tests. */
+  fetch: typeof fetch;
+  /** Origin of the syndication interface. */
+  origin: string;
+  /** Numeric post id, leading zeros dropped. */
+  id: string;
+  /** Whole budget of the lookup, headers and body. */
+  timeoutMs: number;
+}
+
 /** Fetches one post: found, unknown or tombstoned; throws upstream_failed / upstream_timeout. */
 export async function fetchPost(
-  fetchFn: typeof fetch,
-  origin: string,
-  id: string,
-  timeoutMs: number,
+  { fetch: fetchFn, origin, id, timeoutMs }: FetchPostOptions,
 ): Promise<PostLookup> {
   const controller = new AbortController();
   const timeout = new Error("syndication timeout");

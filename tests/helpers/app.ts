@@ -1,6 +1,6 @@
 import { createApp } from "../../app.ts";
 import { createCaptureBackends } from "../../lib/capture/backends.ts";
-import type { AppDeps } from "../../lib/http/app_env.ts";
+import { type AppParts, assembleServices } from "../../lib/http/app_env.ts";
 import { createWasmExporter } from "../../lib/codecs/exporter.ts";
 import { parseConfig } from "../../lib/config.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
@@ -15,10 +15,10 @@ export function manualClock(start = Date.UTC(2026, 0, 1)): Clock & { advance(ms:
 }
 
 export interface TestAppOptions {
-  /** Environment variables as an operator would set them (CONFIG.md names). */
+  /** Environment variables as an operator would set them (README, Configuration). */
   env?: Record<string, string>;
   /** Components to use instead of the defaults (in-memory KV, memory logger, real clock). */
-  deps?: Partial<AppDeps>;
+  deps?: Partial<AppParts>;
 }
 
 /** An app over an in-memory KV store; `close()` releases everything the helper opened. */
@@ -27,7 +27,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const clock = options.deps?.clock ?? { now: () => Date.now() };
   const kv = await Deno.openKv(":memory:");
   const config = parseConfig(options.env ?? {});
-  const deps: AppDeps = {
+  const deps = assembleServices({
     config,
     store: createKvStore(kv, clock),
     log,
@@ -40,7 +40,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     // wasm path; its Workers start only if a test exports, and close() stops them.
     exporter: createWasmExporter(),
     ...options.deps,
-  };
+  });
   const app = createApp(deps);
   return {
     app,

@@ -40,7 +40,7 @@ Deno.test("fetchPost classifies answers the way react-tweet does", async () => {
   try {
     for (const id of IDS) {
       const theirs = await fetchTweet(id, { client } as RequestInit);
-      const ours = await fetchPost(fetch, local.origin, id, 5_000);
+      const ours = await fetchPost({ fetch, origin: local.origin, id, timeoutMs: 5_000 });
       const expected = theirs.notFound
         ? { kind: "not_found" }
         : theirs.tombstone
