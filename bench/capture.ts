@@ -1,5 +1,5 @@
 /**
- * Capture benchmark (issue 4), one run, printed as Markdown tables:
+ * Capture benchmark, one run, printed as Markdown tables:
  * (a) median latency of a warm capture of a simple loopback page through POST /api/screenshot
  *     (forceRefresh, real socket) against the floor, a bare CDP Page.navigate + load +
  *     Page.captureScreenshot on the same browser and a reused page, interleaved round by round

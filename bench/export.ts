@@ -1,5 +1,5 @@
 /**
- * Export benchmark (issue 3). Prints Markdown tables:
+ * Export benchmark. Prints Markdown tables:
  * 1. median time and output size per format x preset on synthetic 1920x1080 and 375x667
  *    screenshots (PNG input, as the editor uploads), wasm path vs sharp path, with ratios;
  * 2. median latency of a light POST /api/export over a real socket, idle and while 4 heavy

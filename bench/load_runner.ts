@@ -48,7 +48,7 @@ const SAMPLES_PER_STATUS = 5;
 // A capture waits at most for the queue (about 10 captures deep) plus its own 15 s budget.
 const TIMEOUT_S = 40;
 
-/** Checks an error body: the envelope of SPEC 2.5 (plus 2.6 for 429), and its headers. */
+/** Checks an error body: the error envelope (plus retryAfter for 429), and its headers. */
 export function envelopeProblem(
   status: number,
   body: string,

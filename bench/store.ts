@@ -16,7 +16,7 @@ import { createUpstashStore } from "../lib/store/upstash_redis.ts";
 import { startRedisServer } from "../tests/fixtures/redis_server.ts";
 import { startUpstashGateway } from "../tests/fixtures/upstash_gateway.ts";
 
-// A full-page PNG capture is typically 0.5-2 MB (MEASURED.md); random bytes do not compress.
+// A full-page PNG capture is typically 0.5-2 MB (README, Performance); random bytes do not compress.
 const BLOB_BYTES = 1_000_000;
 const WARMUP = 10;
 const VALUE_RUNS = 400;

@@ -29,7 +29,7 @@ const ConfigSchema = z.object({
     }
     return endpoints;
   }).optional(),
-  // Two pages at once saturate two cores (MEASURED.md); more only queues inside Chromium.
+  // Two pages at once saturate two cores (README, Performance); more only queues inside Chromium.
   MAX_CONCURRENT_CAPTURES: integer(1, 64).default(2),
   CAPTURE_TIMEOUT_MS: integer(1000, 120_000).default(15000),
   ALLOW_PRIVATE_NETWORK: booleanFlag.default(false),
@@ -38,7 +38,7 @@ const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 
-/** The validated environment, with the names of CONFIG.md. */
+/** The validated environment, with the names of the README's Configuration table. */
 export type Config = z.output<typeof ConfigSchema>;
 
 /** A start-up failure that names every malformed variable. */

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 
-/** The stable codes of SPEC section 7: clients branch on these, so they never change. */
+/** The stable error codes: clients branch on these, so they never change. */
 export const ERROR_CODES = [
   "invalid_request",
   "invalid_url",

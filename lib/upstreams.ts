@@ -1,4 +1,4 @@
-/** The four media hosts the proxy may fetch from (SPEC 4): images, assets, uploads, video. */
+/** The four media hosts the proxy may fetch from : images, assets, uploads, video. */
 export const MEDIA_HOSTS = [
   "pbs.twimg.com",
   "abs.twimg.com",

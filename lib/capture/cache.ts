@@ -42,7 +42,7 @@ export async function captureUrlKey(url: string): Promise<StoreKey> {
   return [ROOT, hex];
 }
 
-/** The cache key of one job: normalised URL, device type, colour scheme (SPEC 2.2). */
+/** The cache key of one job: normalised URL, device type, colour scheme. */
 export async function captureKey(job: CaptureJob): Promise<StoreKey> {
   return [...await captureUrlKey(job.url), job.deviceType, job.colorScheme];
 }

@@ -11,7 +11,7 @@ export interface ScreenshotOutcome extends CachedCapture {
 }
 
 export interface TakeOptions {
-  /** Bypass the cache and replace the entry (SPEC 2.1 forceRefresh). */
+  /** Bypass the cache and replace the entry (forceRefresh). */
   forceRefresh?: boolean;
   /** The client's request signal: when every waiter of a render is gone, the render is aborted. */
   signal?: AbortSignal;

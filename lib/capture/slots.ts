@@ -1,7 +1,7 @@
 import { ApiError } from "../errors.ts";
 
 // When the queue is full, clients are told to come back after roughly the time it takes to
-// drain it: about 3 captures/s on 2 cores (MEASURED.md), so a few seconds.
+// drain it: about 3 captures/s on 2 cores (README, Performance), so a few seconds.
 export const QUEUE_FULL_RETRY_AFTER_S = 5;
 
 export interface CaptureSlots {

@@ -6,7 +6,7 @@ export type DeviceType = typeof DEVICE_TYPES[number];
 export const COLOR_SCHEMES = ["light", "dark"] as const;
 export type ColorScheme = typeof COLOR_SCHEMES[number];
 
-/** Viewports in CSS pixels at device scale 1 (SPEC 2.1). */
+/** Viewports in CSS pixels at device scale 1. */
 export const VIEWPORTS: Record<DeviceType, { width: number; height: number }> = {
   desktop: { width: 1920, height: 1080 },
   mobile: { width: 375, height: 667 },

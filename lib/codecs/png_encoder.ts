@@ -1,7 +1,7 @@
 /**
  * Lossless PNG encoder with libpng's adaptive filtering: each row gets the filter (None, Sub,
  * Up, Average, Paeth) whose output has the smallest sum of absolute values, then zlib deflate.
- * `@jsquash/png` never filters and oxipng is far too slow (issue 3), hence this small encoder.
+ * `@jsquash/png` never filters and oxipng is far too slow, hence this small encoder.
  */
 import { deflateSync } from "node:zlib";
 

@@ -1,4 +1,4 @@
-/** Output formats, quality presets and the per-preset encoder settings (SPEC 2.3, issue 3). */
+/** Output formats, quality presets and the per-preset encoder settings. */
 
 export const EXPORT_FORMATS = ["png", "jpeg", "webp"] as const;
 export type ExportFormat = typeof EXPORT_FORMATS[number];
@@ -41,7 +41,7 @@ export interface PresetSettings {
 /** libwebp method 4: its default speed/size balance, used at every preset. */
 export const WEBP_METHOD = 4;
 
-/** The preset table of issue 3 (from the original product and MEASURED.md). */
+/** The per-preset settings (README, Image export), measured on this kind of machine. */
 export const PRESETS: Record<QualityPreset, PresetSettings> = {
   // 4:4:4 at high: screenshots are full of coloured text, which 4:2:0 smears.
   high: { jpeg: { quality: 90, chromaSubsample: 1 }, webpQuality: 90, pngLevel: 9 },

@@ -46,7 +46,7 @@ export function secondsUntil(resetAt: number, now: number): number {
   return Math.max(1, Math.ceil((resetAt - now) / 1000));
 }
 
-/** X-RateLimit-* (SPEC 8, reset in epoch ms) and the IETF RateLimit-Policy / RateLimit fields. */
+/** X-RateLimit-* (the documented headers, reset in epoch ms) and the IETF RateLimit-Policy / RateLimit fields. */
 export function rateLimitHeaders(verdict: WindowVerdict, now: number): Record<string, string> {
   const seconds = Math.max(0, Math.ceil((verdict.resetAt - now) / 1000));
   return {
@@ -58,7 +58,7 @@ export function rateLimitHeaders(verdict: WindowVerdict, now: number): Record<st
   };
 }
 
-/** The 429 of SPEC 7/8: retryAfter equals Retry-After, the hint names the wait and the limit. */
+/** The documented 429: retryAfter equals Retry-After, the hint names the wait and the limit. */
 export function rateLimitedError(verdict: WindowVerdict, now: number): ApiError {
   const retryAfter = secondsUntil(verdict.resetAt, now);
   return new ApiError(429, "rate_limited", "Too many captures from this IP address.", {

@@ -1,5 +1,5 @@
 /**
- * The output rules both codec paths must meet (issue 3), registered once per path by
+ * The output rules both codec paths must meet (README, Image export), registered once per path by
  * codecs_wasm_test.ts and codecs_sharp_test.ts.
  */
 import assert from "node:assert/strict";

@@ -3,7 +3,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { ERROR_CODES } from "../../lib/errors.ts";
 import { createTestApp } from "../helpers/app.ts";
 
-/** SPEC section 4, in order. */
+/** The public operations, in the order the README's API table lists them. */
 const SPEC_OPERATIONS: Record<string, [string, string]> = {
   captureScreenshot: ["post", "/api/screenshot"],
   captureScreenshotMethodProbe: ["get", "/api/screenshot"],

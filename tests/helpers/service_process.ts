@@ -17,7 +17,7 @@ const PERMISSIONS = [
   "--allow-sys",
   "--allow-ffi",
 ];
-// Variables of CONFIG.md (and proxies) that must come from the test, never from our own shell.
+// Operator variables (README, Configuration) and proxies that must come from the test, never from our own shell.
 const CONFIG_VARIABLES =
   /^(PORT|HOST|PUBLIC_BASE_URL|KV_PATH|UPSTASH_REDIS_REST_\w+|CACHE_TTL_SECONDS|RATE_LIMIT_PER_MINUTE|TRUST_PROXY_HOPS|CHROME_PATH|BROWSER_WS_ENDPOINT|MAX_CONCURRENT_CAPTURES|CAPTURE_TIMEOUT_MS|ALLOW_PRIVATE_NETWORK|MAX_UPLOAD_BYTES|CACHE_ADMIN_TOKEN|LOG_LEVEL|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy)$/;
 // Module loading, sharp's warm-up and the listener: seconds on a cold cache, far less when warm.
@@ -47,7 +47,7 @@ export interface ServiceProcess extends AsyncDisposable {
   stop(): Promise<Deno.CommandStatus>;
 }
 
-/** Starts main.ts with `env` (CONFIG.md names) on 127.0.0.1 and waits until /healthz answers. */
+/** Starts main.ts with `env` (README, Configuration) on 127.0.0.1 and waits until /healthz answers. */
 export async function startService(env: Record<string, string>): Promise<ServiceProcess> {
   const mark = crypto.randomUUID();
   const inherited = Object.entries(Deno.env.toObject()).filter(([k]) => !CONFIG_VARIABLES.test(k));
