@@ -1,7 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { mediaHostList } from "./upstreams.ts";
 
-/** The stable error codes: clients branch on these, so they never change. */
+/** The stable error codes (README, Errors): clients branch on these, so they never change. */
 export const ERROR_CODES = [
   "invalid_request",
   "invalid_url",
@@ -53,9 +54,8 @@ export const ERROR_REFERENCE: Record<ErrorCode, ErrorReference> = {
   },
   forbidden_domain: {
     statuses: [403],
-    meaning: "The media URL's host is not one of the four allowlisted media hosts.",
-    hint: "Only https URLs on pbs.twimg.com, abs.twimg.com, ton.twimg.com and video.twimg.com " +
-      "can be proxied.",
+    meaning: "The media URL's host is not one of the allowlisted media hosts.",
+    hint: `Only https URLs on ${mediaHostList("and")} can be proxied.`,
   },
   not_found: {
     statuses: [404],

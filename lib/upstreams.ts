@@ -1,4 +1,4 @@
-/** The four media hosts the proxy may fetch from : images, assets, uploads, video. */
+/** The media hosts the proxy may fetch from: images, assets, uploads, video. */
 export const MEDIA_HOSTS = [
   "pbs.twimg.com",
   "abs.twimg.com",
@@ -7,6 +7,11 @@ export const MEDIA_HOSTS = [
 ] as const;
 
 export type MediaHost = typeof MEDIA_HOSTS[number];
+
+/** The hosts as prose ("a, b, c or d"), so descriptions and hints never restate the list. */
+export function mediaHostList(conjunction: "or" | "and"): string {
+  return `${MEDIA_HOSTS.slice(0, -1).join(", ")} ${conjunction} ${MEDIA_HOSTS.at(-1)}`;
+}
 
 /**
  * Where outbound requests go, and the budgets that bound them. Production uses the real hosts

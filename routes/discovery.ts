@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../lib/http/app_env.ts";
 import { llmsFullTxt, llmsTxt } from "../lib/discovery/llms_txt.ts";
 import { documentBuilder } from "../lib/discovery/openapi_document.ts";
+import { buildReference } from "../lib/discovery/reference.ts";
 import { docsPage, PAGE_CSP, PAGE_STYLESHEET } from "../lib/discovery/docs_page.ts";
 import { wantsMarkdown } from "../lib/http/negotiate.ts";
 import { baseUrlOf } from "../lib/http/error_response.ts";
@@ -49,9 +50,13 @@ const llmsFullRoute = createRoute({
   responses: markdownResponse("The full reference as Markdown."),
 });
 
-/** /openapi.json, /llms.txt, /llms-full.txt and /docs, all from one document (`/`: editor.ts). */
+/** /openapi.json, then /llms.txt, /llms-full.txt and /docs from one reference model of it. */
 export function createDiscoveryRouter(getApp: () => OpenAPIHono<AppEnv>) {
   const documentFor = documentBuilder(getApp);
+  const reference = (c: Context<AppEnv>) => {
+    const base = baseUrlOf(c);
+    return buildReference(documentFor(base), base, c.var.deps.config);
+  };
 
   const markdown = (c: Context<AppEnv>, body: string) => {
     c.header("Vary", "Accept");
@@ -74,15 +79,11 @@ export function createDiscoveryRouter(getApp: () => OpenAPIHono<AppEnv>) {
 
   return createRouter()
     .openapi(openApiRoute, (c) => c.json(documentFor(baseUrlOf(c)), 200))
-    .openapi(llmsRoute, (c) => markdown(c, llmsTxt(documentFor(baseUrlOf(c)), baseUrlOf(c))))
-    .openapi(
-      llmsFullRoute,
-      (c) => markdown(c, llmsFullTxt(documentFor(baseUrlOf(c)), baseUrlOf(c))),
-    )
+    .openapi(llmsRoute, (c) => markdown(c, llmsTxt(reference(c))))
+    .openapi(llmsFullRoute, (c) => markdown(c, llmsFullTxt(reference(c))))
     .get("/docs", (c) => {
-      const base = baseUrlOf(c);
-      const doc = documentFor(base);
-      return page(c, () => llmsFullTxt(doc, base), () => docsPage(doc, base));
+      const ref = reference(c);
+      return page(c, () => llmsFullTxt(ref), () => docsPage(ref));
     })
     .get("/assets/site.css", (c) =>
       c.body(PAGE_STYLESHEET, 200, {

@@ -5,6 +5,7 @@ import { editorPage } from "../lib/editor/page.ts";
 import { llmsTxt } from "../lib/discovery/llms_txt.ts";
 import { wantsMarkdown } from "../lib/http/negotiate.ts";
 import { documentBuilder } from "../lib/discovery/openapi_document.ts";
+import { buildReference } from "../lib/discovery/reference.ts";
 import { baseUrlOf } from "../lib/http/error_response.ts";
 import { createRouter } from "../lib/http/router.ts";
 
@@ -35,7 +36,8 @@ export function createEditorRouter(getApp: () => OpenAPIHono<AppEnv>) {
     );
     if (wantsMarkdown(c.req.header("Accept"), "text/html")) {
       const base = baseUrlOf(c);
-      return c.body(llmsTxt(documentFor(base), base), 200, {
+      const ref = buildReference(documentFor(base), base, c.var.deps.config);
+      return c.body(llmsTxt(ref), 200, {
         "Content-Type": "text/markdown; charset=utf-8",
       });
     }

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { parseMediaUrl } from "../lib/media/allowlist.ts";
-import { proxyMedia } from "../lib/media/proxy.ts";
+import { MAX_REDIRECTS, proxyMedia } from "../lib/media/proxy.ts";
+import { MEDIA_HOSTS, mediaHostList } from "../lib/upstreams.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
 import { createRouter } from "../lib/http/router.ts";
 
@@ -8,8 +9,7 @@ const QuerySchema = z.object({
   url: z.string().min(1, "must not be empty").openapi({
     param: { name: "url", in: "query" },
     format: "uri",
-    description: "Absolute https URL of a media file on pbs.twimg.com, abs.twimg.com, " +
-      "ton.twimg.com or video.twimg.com (URL-encoded).",
+    description: `Absolute https URL of a media file on ${mediaHostList("or")} (URL-encoded).`,
     example: "https://pbs.twimg.com/media/FpZ3Xz0aYAE0nFv.jpg",
   }),
 });
@@ -44,12 +44,12 @@ const proxyRoute = createRoute({
   operationId: "proxySocialImage",
   tags: ["Posts"],
   summary: "Stream a social-network media file through this origin",
-  description: "Streams an image, video or audio file from one of four media hosts " +
-    "(pbs.twimg.com, abs.twimg.com, ton.twimg.com, video.twimg.com) through the service's " +
-    "origin with CORS headers, so a canvas that draws it is not tainted. https only, exact host " +
-    "match, no userinfo or port. Range and conditional requests (If-None-Match, " +
-    "If-Modified-Since) are forwarded; HEAD is answered. SVG, HTML, scripts and untyped bodies " +
-    "are refused. Redirects are followed (at most 3) only within the same four hosts.",
+  description: "Streams an image, video or audio file from one of the allowlisted media hosts " +
+    `(${MEDIA_HOSTS.join(", ")}) through the service's origin with CORS headers, so a ` +
+    "canvas that draws it is not tainted. https only, exact host match, no userinfo or port. " +
+    "Range and conditional requests (If-None-Match, If-Modified-Since) are forwarded; HEAD is " +
+    "answered. SVG, HTML, scripts and untyped bodies are refused. Redirects are followed (at " +
+    `most ${MAX_REDIRECTS}) only within the same hosts.`,
   request: { query: QuerySchema },
   responses: {
     200: { description: "The media file.", headers: MediaHeaders, content: mediaContent },
@@ -68,7 +68,7 @@ const proxyRoute = createRoute({
         codes: ["invalid_request", "invalid_url"],
       },
       403: {
-        when: "The URL is not https on one of the four media hosts.",
+        when: "The URL is not https on one of the allowlisted media hosts.",
         codes: ["forbidden_domain"],
       },
       500: {

@@ -1,15 +1,6 @@
-import { html } from "hono/html";
-import type { HtmlEscapedString } from "hono/utils/html";
-import { ERROR_CODES, ERROR_REFERENCE, errorAnchor } from "../errors.ts";
-import { curlExample } from "./llms_txt.ts";
-import {
-  type OpenApiDocument,
-  operationsOf,
-  resolveSchema,
-  type SchemaObject,
-  SERVICE_SUMMARY,
-  SERVICE_TITLE,
-} from "./openapi_document.ts";
+import { html, raw } from "hono/html";
+import { htmlPage } from "../http/html_page.ts";
+import type { ApiReference, FieldRef, OperationRef, ResponseRef, Text } from "./reference.ts";
 
 /** Pages load nothing but our own stylesheet: no script, no third-party origin. */
 export const PAGE_CSP =
@@ -35,100 +26,128 @@ th, td { border: 1px solid var(--line); padding: 0.35rem 0.5rem; text-align: lef
 section.op { border-top: 1px solid var(--line); padding-top: 0.5rem; }
 `;
 
-function layout(title: string, body: HtmlEscapedString | Promise<HtmlEscapedString>) {
-  return html`
-    <!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>${title}</title>
-        <link rel="stylesheet" href="/assets/site.css">
-        <link rel="service-desc" href="/openapi.json" type="application/json">
-      </head>
-      <body>
-    ${body}
-      </body>
-    </html>
-  `;
+const ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+/** A model text as HTML: escaped, with its `code spans` as <code>. */
+function inline(text: Text) {
+  const escaped = text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]);
+  return raw(escaped.replace(/`([^`]+)`/g, "<code>$1</code>"));
 }
 
-function schemaRows(document: OpenApiDocument, raw: SchemaObject) {
-  const schema = resolveSchema(document, raw);
-  const required = new Set(schema.required ?? []);
-  return Object.entries(schema.properties ?? {}).map(([name, field]) => {
-    const f = resolveSchema(document, field);
-    const type = f.enum ? f.enum.join(" | ") : [f.type, f.format].filter(Boolean).join(" ");
-    return html`
-      <tr>
-        <td><code>${name}</code></td>
-        <td>${type}</td>
-        <td>${required.has(name) ? "yes" : "no"}</td>
-        <td>${f.description ?? ""}${f.default !== undefined
-          ? ` Default ${JSON.stringify(f.default)}.`
-          : ""}</td>
-      </tr>
-    `;
+function fieldTable(fields: FieldRef[], type: Text) {
+  if (!fields.length) return html`<p>Type: ${inline(type)}.</p>`;
+  return html`<table><tr><th>Field</th><th>Type</th><th>Required</th><th>Notes</th></tr>${
+    fields.map((f) =>
+      html`
+        <tr>
+          <td><code>${f.name}</code></td>
+          <td>${inline(f.type)}</td>
+          <td>${f.required ? "yes" : "no"}</td>
+          <td>${inline(f.notes)}</td>
+        </tr>
+      `
+    )
+  }</table>`;
+}
+
+/** Names as <code>, comma-separated, each linked to its anchor when it has one. */
+function codeList(items: Array<{ name: string; anchor?: string }>) {
+  return items.map(({ name, anchor }, i) => {
+    const code = html`<code>${name}</code>`;
+    return html`${i ? ", " : ""}${anchor ? html`<a href="#${anchor}">${code}</a>` : code}`;
   });
 }
 
-/** The HTML reference at `/docs`, rendered from the OpenAPI document, one anchor per code. */
-export function docsPage(document: OpenApiDocument, baseUrl: string) {
-  const ops = operationsOf(document);
-  return layout(
-    `${SERVICE_TITLE} reference`,
-    html`<h1>${SERVICE_TITLE} reference</h1>
-<p>${SERVICE_SUMMARY}</p>
-<p class="muted">OpenAPI ${document.openapi}, version ${document.info.version}. Base URL <code>${baseUrl}</code>.
-Machine-readable: <a href="/openapi.json">/openapi.json</a>, <a href="/llms-full.txt">/llms-full.txt</a>.</p>
+function responseRow(r: ResponseRef) {
+  const codes = r.codes.map(({ code, anchor }) => ({ name: code, anchor }));
+  const types = r.contentTypes.map((name) => ({ name }));
+  return html`
+    <tr>
+      <td>${r.status}</td>
+      <td>${codeList(types)}</td>
+      <td>${inline(r.description)}${codes.length
+        ? html`
+          Codes: ${codeList(codes)}.
+        `
+        : ""}${r.headers.length
+        ? html`
+          Headers: ${codeList(r.headers)}.
+        `
+        : ""}</td>
+    </tr>
+  `;
+}
+
+function operationSection(op: OperationRef) {
+  return html`<section class="op" id="${op.anchor}">
+<h2><code>${op.method} ${op.path}</code></h2>
+<p class="muted">operationId <code>${op.id}</code></p>
+${[op.summary, op.description].filter(Boolean).map((text) => html`<p>${inline(text)}</p>`)}
 ${
-      ops.map(({ method, path, operation }) =>
-        html`<section class="op" id="op-${operation.operationId}">
-<h2><code>${method} ${path}</code></h2>
-<p class="muted">operationId <code>${operation.operationId}</code></p>
-<p>${operation.description ?? operation.summary ?? ""}</p>
+    op.parameters.map((p) =>
+      html`<p>${p.in} parameter <code>${p.name}</code>${p.required ? " (required)" : ""}: ${
+        inline(p.type)
+      }. ${inline(p.notes)}</p>`
+    )
+  }
 ${
-          (operation.parameters ?? []).map((p) =>
-            html`<p>${p.in} parameter <code>${p.name}</code>${p.required ? " (required)" : ""}: ${
-              p.description ?? p.schema?.description ?? ""
-            }</p>`
-          )
-        }
-${
-          Object.entries(operation.requestBody?.content ?? {}).map(([type, media]) =>
-            html`<p>Request body <code>${type}</code></p>
-<table><tr><th>Field</th><th>Type</th><th>Required</th><th>Notes</th></tr>${
-              schemaRows(document, media.schema)
-            }</table>`
-          )
-        }
-<table><tr><th>Status</th><th>Meaning</th></tr>${
-          Object.entries(operation.responses).map(([status, r]) =>
+    op.bodies.map((body) =>
+      html`<p>Request body <code>${body.contentType}</code></p>${
+        fieldTable(body.fields, body.type)
+      }`
+    )
+  }
+<table><tr><th>Status</th><th>Content</th><th>Meaning</th></tr>${
+    op.responses.map(responseRow)
+  }</table>
+<pre>${op.curl}</pre>
+</section>`;
+}
+
+/** The HTML reference at `/docs`: the reference model as a page, one anchor per code. */
+export function docsPage(ref: ApiReference) {
+  const head = { title: `${ref.title} reference`, stylesheet: "/assets/site.css" };
+  const links = ref.documents.filter((doc) => doc.path !== "/docs");
+  return htmlPage(
+    { ...head, markdown: "/llms-full.txt" },
+    html`
+      <h1>${ref.title} reference</h1>
+      <p>${inline(ref.summary)}</p>
+      <p class="muted">${inline(ref.overview)}</p>
+      <p class="muted">Machine-readable: ${links.map((doc, i) =>
+        html`${i ? ", " : ""}<a href="${doc.path}">${doc.path}</a> (${inline(doc.about)})`
+      )}.</p>
+      ${ref.operations.map(operationSection)}
+      <section id="errors">
+      <h2>Errors</h2>
+      <p>${inline(ref.envelope.intro)}</p>
+      ${fieldTable(ref.envelope.fields, "object")}
+      ${ref.errors.map((e) =>
+        html`<h3 id="${e.anchor}"><code>${e.code}</code></h3>
+<p>Statuses: ${e.statuses.join(", ")}. ${inline(e.meaning)}</p>
+<p><strong>How to fix it:</strong> ${inline(e.hint)}</p>`
+      )}
+      </section>
+      <section id="limits">
+        <h2>Limits</h2>
+        <ul>${ref.limits.map((limit) => html`<li>${inline(limit)}</li>`)}</ul>
+        <table><tr><th>Rate-limit header</th><th>Meaning</th><th>Sent with</th></tr>${ref
+          .rateLimitHeaders.map((h) =>
             html`
               <tr>
-                <td>${status}</td>
-                <td>${r.description}</td>
+                <td><code>${h.name}</code></td>
+                <td>${inline(h.description)}</td>
+                <td>${h.statuses.join(", ")}</td>
               </tr>
             `
-          )
-        }</table>
-<pre>${curlExample(document, { method, path, operation }, baseUrl)}</pre>
-</section>`
-      )
-    }
-<section id="errors">
-<h2>Errors</h2>
-<p>Every failure returns this JSON envelope; <code>code</code> is stable and safe to branch on.</p>
-<table><tr><th>Field</th><th>Type</th><th>Required</th><th>Notes</th></tr>${
-      schemaRows(document, { $ref: "#/components/schemas/Error" })
-    }</table>
-${
-      ERROR_CODES.map((code) =>
-        html`<h3 id="${errorAnchor(code)}"><code>${code}</code></h3>
-<p>Statuses: ${ERROR_REFERENCE[code].statuses.join(", ")}. ${ERROR_REFERENCE[code].meaning}</p>
-<p><strong>How to fix it:</strong> ${ERROR_REFERENCE[code].hint}</p>`
-      )
-    }
-</section>`,
+          )}</table>
+      </section>
+    `,
   );
 }

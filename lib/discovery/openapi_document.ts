@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/app_env.ts";
 
-/** The parts of an OpenAPI 3.1 document the docs generators read. */
+/** The parts of an OpenAPI 3.1 document the reference model (reference.ts) reads. */
 export interface SchemaObject {
   type?: string | string[];
   format?: string;

@@ -1,4 +1,5 @@
 import { html } from "hono/html";
+import { pageHead } from "../http/html_page.ts";
 
 /** URLs of the editor's two static files (content-hashed, so they can be cached forever). */
 export interface EditorAssetUrls {
@@ -40,17 +41,7 @@ export function editorPage(assets: EditorAssetUrls) {
   return html`
     <!doctype html>
     <html lang="en">
-      <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="color-scheme" content="light dark">
-        <title>Shotline: screenshot editor</title>
-        <link rel="icon" href="data:,">
-        <link rel="stylesheet" href="${assets.stylesheet}">
-        <link rel="service-desc" href="/openapi.json" type="application/json">
-        <link rel="alternate" href="/llms.txt" type="text/markdown">
-        <script type="module" src="${assets.script}"></script>
-      </head>
+      ${pageHead({ title: "Shotline: screenshot editor", ...assets, markdown: "/llms.txt" })}
       <body>
         <header class="top">
           <h1>Shotline</h1>

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { type ErrorCode, ErrorSchema, RateLimitErrorSchema } from "../errors.ts";
+import { ERROR_CODES, type ErrorCode, ErrorSchema, RateLimitErrorSchema } from "../errors.ts";
 
 export const RATE_LIMIT_HEADERS = z.object({
   "Retry-After": z.string().openapi({ description: "Seconds to wait (integer).", example: "42" }),
@@ -17,6 +17,20 @@ export const RATE_LIMIT_HEADERS = z.object({
   }),
 });
 
+// Error response descriptions end with their codes, so a reader of /openapi.json sees them and
+// the reference pages can link each code to its entry.
+const CODES_LEAD = " Codes: ";
+const CODES_TAIL = / Codes: ([a-z_]+(?:, [a-z_]+)*)\.$/;
+
+/** Splits an error response description into its sentence and the codes it names. */
+export function splitErrorDescription(description: string): { when: string; codes: ErrorCode[] } {
+  const match = CODES_TAIL.exec(description);
+  const codes = match?.[1].split(", ") ?? [];
+  const known = (code: string) => (ERROR_CODES as readonly string[]).includes(code);
+  if (!match || !codes.every(known)) return { when: description, codes: [] };
+  return { when: description.slice(0, match.index), codes: codes as ErrorCode[] };
+}
+
 type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 413 | 429 | 500 | 502 | 503;
 
 /**
@@ -28,7 +42,7 @@ export function errorResponses(
 ) {
   return Object.fromEntries(
     Object.entries(statuses).map(([status, { when, codes }]) => {
-      const description = `${when} Codes: ${codes.join(", ")}.`;
+      const description = `${when}${CODES_LEAD}${codes.join(", ")}.`;
       if (status === "429") {
         return [status, {
           description,

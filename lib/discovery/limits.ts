@@ -1,0 +1,42 @@
+import { parseConfig } from "../config.ts";
+import { RATE_WINDOW_MS } from "../http/rate_limit.ts";
+import { MAX_REDIRECTS } from "../media/proxy.ts";
+import { mediaHostList } from "../upstreams.ts";
+import type { HeaderRef, OperationRef, ReferenceConfig, Text } from "./reference.ts";
+
+// Parsing no variables gives the defaults, so the pages can say what an operator may change.
+const DEFAULTS = parseConfig({});
+
+/** The limits of the operations this document has, stated from the constants that set them. */
+export function limitsOf(operations: OperationRef[], config: ReferenceConfig): Text[] {
+  const limits: Record<string, Text> = {
+    captureScreenshot: `at most ${config.RATE_LIMIT_PER_MINUTE} captures per client IP in a ` +
+      `sliding ${RATE_WINDOW_MS / 1000} s window (${DEFAULTS.RATE_LIMIT_PER_MINUTE} by default; ` +
+      "cache hits count). Past it: 429 `rate_limited` with a `RateLimitError` body whose " +
+      "`retryAfter` equals the `Retry-After` header. Wait that long before retrying.",
+    optimizeExportImage: `bounded by the upload size (${bytes(config.MAX_UPLOAD_BYTES)}; 413 ` +
+      "past it) and processing time.",
+    proxySocialImage: `only https URLs on ${mediaHostList("or")} (403 otherwise); redirects ` +
+      `are followed at most ${MAX_REDIRECTS} times, each within the same hosts.`,
+  };
+  return operations.filter((op) => limits[op.id])
+    .map((op) => `\`${op.method} ${op.path}\`: ${limits[op.id]}`);
+}
+
+/** The headers of every 429 answer, with the statuses of the same operation that carry them. */
+export function rateLimitHeadersOf(operations: OperationRef[]): HeaderRef[] {
+  const headers = new Map<string, HeaderRef>();
+  for (const op of operations) {
+    const limited = op.responses.find((r) => r.status === "429");
+    for (const { name, description } of limited?.headers ?? []) {
+      const statuses = op.responses.filter((r) => r.headers.some((h) => h.name === name))
+        .map((r) => r.status);
+      headers.set(name, { name, description, statuses });
+    }
+  }
+  return [...headers.values()];
+}
+
+function bytes(n: number): string {
+  return n % (1024 * 1024) === 0 ? `${n / 1024 / 1024} MiB` : `${n} bytes`;
+}

@@ -1,0 +1,220 @@
+import type { Config } from "../config.ts";
+import { ERROR_CODES, ERROR_REFERENCE, errorAnchor, type ErrorCode } from "../errors.ts";
+import { splitErrorDescription } from "../http/openapi_responses.ts";
+import { curlExample } from "./curl_example.ts";
+import { limitsOf, rateLimitHeadersOf } from "./limits.ts";
+import {
+  type OpenApiDocument,
+  type OperationObject,
+  operationsOf,
+  resolveSchema,
+  type SchemaObject,
+  SERVICE_SUMMARY,
+  SERVICE_TITLE,
+} from "./openapi_document.ts";
+
+/**
+ * One line of prose whose only markup is `code spans`: the Markdown renderer prints it as it is,
+ * the HTML renderer escapes it and turns the spans into <code>.
+ */
+export type Text = string;
+
+export interface FieldRef {
+  name: string;
+  type: Text;
+  required: boolean;
+  /** Description, default and pattern. */
+  notes: Text;
+}
+
+export interface ParameterRef extends FieldRef {
+  in: string;
+}
+
+export interface BodyRef {
+  contentType: string;
+  /** Empty when the body is not an object; `type` says what it is then. */
+  fields: FieldRef[];
+  type: Text;
+}
+
+export interface ResponseRef {
+  status: string;
+  contentTypes: string[];
+  description: Text;
+  /** Error codes this response carries, each with its entry's anchor in `errors`. */
+  codes: Array<{ code: ErrorCode; anchor: string }>;
+  headers: Array<{ name: string; description: Text }>;
+}
+
+export interface OperationRef {
+  id: string;
+  /** Fragment of the operation's section in /docs. */
+  anchor: string;
+  method: string;
+  path: string;
+  summary: Text;
+  description: Text;
+  parameters: ParameterRef[];
+  bodies: BodyRef[];
+  responses: ResponseRef[];
+  /** A runnable example built from the schemas' examples. */
+  curl: string;
+}
+
+export interface ErrorRef {
+  code: ErrorCode;
+  anchor: string;
+  statuses: number[];
+  meaning: Text;
+  hint: Text;
+}
+
+export interface HeaderRef {
+  name: string;
+  description: Text;
+  /** Statuses of the rate-limited operations whose responses carry the header. */
+  statuses: string[];
+}
+
+/** One of the service's descriptions of itself. */
+export interface DocumentLink {
+  path: string;
+  label: string;
+  about: Text;
+}
+
+/** Everything /llms.txt, /llms-full.txt and /docs say, derived from the OpenAPI document. */
+export interface ApiReference {
+  title: string;
+  summary: Text;
+  baseUrl: string;
+  /** Base URL, versions, credentials and content negotiation. */
+  overview: Text;
+  /** The two sentences a first call needs: no key, and how errors look. */
+  gettingStarted: Text;
+  documents: DocumentLink[];
+  operations: OperationRef[];
+  envelope: { intro: Text; fields: FieldRef[] };
+  errors: ErrorRef[];
+  limits: Text[];
+  rateLimitHeaders: HeaderRef[];
+}
+
+/** The settings the reference states as limits. */
+export type ReferenceConfig = Pick<Config, "RATE_LIMIT_PER_MINUTE" | "MAX_UPLOAD_BYTES">;
+
+/** The reference model of `document`, with the limits `config` sets. */
+export function buildReference(
+  document: OpenApiDocument,
+  baseUrl: string,
+  config: ReferenceConfig,
+): ApiReference {
+  const operations = operationsOf(document).map((op): OperationRef => ({
+    id: op.operation.operationId,
+    anchor: `op-${op.operation.operationId}`,
+    method: op.method,
+    path: op.path,
+    summary: op.operation.summary ?? "",
+    description: op.operation.description ?? "",
+    parameters: (op.operation.parameters ?? []).map((p) => {
+      const schema = resolveSchema(document, p.schema ?? {});
+      const notes = notesOf(schema, p.description);
+      return { in: p.in, name: p.name, required: p.required ?? false, type: typeOf(schema), notes };
+    }),
+    bodies: Object.entries(op.operation.requestBody?.content ?? {}).map(([type, media]) => {
+      const schema = resolveSchema(document, media.schema);
+      return { contentType: type, fields: fieldsOf(document, schema), type: typeOf(schema) };
+    }),
+    responses: Object.entries(op.operation.responses).map(([status, r]) => responseOf(status, r)),
+    curl: curlExample(document, op, baseUrl),
+  }));
+  const envelope = fieldsOf(document, { $ref: "#/components/schemas/Error" });
+  return {
+    title: SERVICE_TITLE,
+    summary: SERVICE_SUMMARY,
+    baseUrl,
+    overview: `Base URL: ${baseUrl}. OpenAPI ${document.openapi}, version ` +
+      `${document.info.version}. Paths carry no version segment. No operation needs ` +
+      "credentials; an Authorization header is ignored. Any page also answers Markdown when the " +
+      "request prefers `Accept: text/markdown`.",
+    gettingStarted: "No API key is needed. Errors are JSON objects with " +
+      `${prose(envelope.map((f) => `\`${f.name}\``))}; branch on \`code\`.`,
+    documents: [
+      {
+        path: "/openapi.json",
+        label: `OpenAPI ${document.openapi} description`,
+        about: "the machine-readable contract",
+      },
+      {
+        path: "/llms-full.txt",
+        label: "Full reference",
+        about: "every field, status, error code and limit",
+      },
+      {
+        path: "/docs",
+        label: "HTML reference",
+        about: "the same for people, with an anchor per error code",
+      },
+    ],
+    operations,
+    envelope: {
+      intro: "Every failure is this JSON envelope, with the HTTP status repeated in `status`; " +
+        "`code` is stable and safe to branch on.",
+      fields: envelope,
+    },
+    errors: ERROR_CODES.map((code) => ({
+      code,
+      anchor: errorAnchor(code),
+      ...ERROR_REFERENCE[code],
+    })),
+    limits: limitsOf(operations, config),
+    rateLimitHeaders: rateLimitHeadersOf(operations),
+  };
+}
+
+function responseOf(status: string, response: OperationObject["responses"][string]): ResponseRef {
+  const { when, codes } = splitErrorDescription(response.description);
+  return {
+    status,
+    contentTypes: Object.keys(response.content ?? {}),
+    description: when,
+    codes: codes.map((code) => ({ code, anchor: errorAnchor(code) })),
+    headers: Object.entries(response.headers ?? {}).map(([name, header]) => ({
+      name,
+      description: header.description ?? header.schema?.description ?? "",
+    })),
+  };
+}
+
+function fieldOf(document: OpenApiDocument, name: string, raw: SchemaObject, required: boolean) {
+  const schema = resolveSchema(document, raw);
+  return { name, type: typeOf(schema), required, notes: notesOf(schema) };
+}
+
+function fieldsOf(document: OpenApiDocument, raw: SchemaObject): FieldRef[] {
+  const schema = resolveSchema(document, raw);
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {}).map(([name, field]) =>
+    fieldOf(document, name, field, required.has(name))
+  );
+}
+
+function typeOf(schema: SchemaObject): Text {
+  if (schema.enum) return schema.enum.map((v) => `\`${v}\``).join(" | ");
+  const type = Array.isArray(schema.type) ? schema.type.join(" or ") : schema.type ?? "object";
+  return schema.format ? `${type} (${schema.format})` : type;
+}
+
+function notesOf(schema: SchemaObject, description = schema.description): Text {
+  return [
+    description,
+    schema.default !== undefined ? `Default \`${JSON.stringify(schema.default)}\`.` : "",
+    schema.pattern ? `Pattern \`${schema.pattern}\`.` : "",
+  ].filter(Boolean).join(" ");
+}
+
+/** "a, b and c". */
+function prose(items: string[]): string {
+  return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+}
