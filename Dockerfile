@@ -1,7 +1,9 @@
 # Shotline: Deno + Debian's Chromium, run as a non-root user under tini.
 FROM denoland/deno:debian-2.9.6
 
-# Chromium for local captures, fonts so CJK and emoji render, tini to reap Chromium's zombies.
+# Chromium for local captures (156 or newer is tested: the base image's Debian includes its
+# security updates; an older one is checked by the boundary self-test at every start), fonts so
+# CJK and emoji render, tini to reap Chromium's zombies.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       chromium fonts-noto-cjk fonts-noto-color-emoji fonts-liberation tini ca-certificates \

@@ -81,23 +81,16 @@ function netErrorFailure(code: string, url: string): ApiError {
 }
 
 /**
- * Maps a failure during navigation or rendering. The proxy's record of this capture's refusals
- * wins, because Chromium reports those only as a generic tunnel or proxy error.
+ * Maps a failure during navigation or rendering. A destination the proxy refused is already an
+ * ApiError here: render.ts matches refusals to the hosts the page navigated to.
  */
 export function captureFailure(
   error: unknown,
-  context: {
-    url: string;
-    refusals: readonly EgressRefusal[];
-    timeoutMs: number;
-    browserConnected: boolean;
-  },
+  context: { url: string; timeoutMs: number; browserConnected: boolean },
 ): ApiError {
   if (error instanceof ApiError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  const refusal = context.refusals.at(-1);
   const netCode = /net::(ERR_[A-Z0-9_]+)/.exec(message)?.[1];
-  if (netCode && refusal) return refusalError(refusal);
   if (error instanceof TimeoutError) {
     return new ApiError(408, "upstream_timeout", "The page did not load in time.", {
       hint: `The target did not deliver its document within ${context.timeoutMs} ms; ` +

@@ -8,6 +8,8 @@ import { ApiError } from "../errors.ts";
 import type { EgressSession } from "./network/egress_proxy.ts";
 import { EGRESS_MARKER_HEADER } from "./network/egress_proxy.ts";
 import { refusalError } from "./errors.ts";
+import { unbracket } from "./network/address.ts";
+import type { EgressRefusal } from "./network/egress_proxy.ts";
 
 // Extra time after DOMContentLoaded for load, lazy images, fonts and network quiet.
 const SETTLE_BUDGET_MS = 5_000;
@@ -34,16 +36,16 @@ export async function render(
   url: string,
   timeoutMs: number,
 ): Promise<Rendered> {
-  const network = trackNetwork(page);
+  const network = trackNetwork(page, url);
   try {
     const response = await page.goto(url, { waitUntil: "domcontentloaded", timeout: timeoutMs });
     network.mainResponse ??= response;
-    rejectProxyAnswer(network.mainResponse, session);
+    rejectProxyAnswer(network, session);
     const deadline = performance.now() + SETTLE_BUDGET_MS;
     await settleAssets(page, Math.min(ASSETS_BUDGET_MS, SETTLE_BUDGET_MS));
     await network.quiet(deadline);
     // A script may have navigated after DOMContentLoaded; judge the document we will shoot.
-    rejectProxyAnswer(network.mainResponse, session);
+    rejectProxyAnswer(network, session);
     if (page.mainFrame().url().startsWith("chrome-error:")) {
       throw new Error(`net::ERR_FAILED after a later navigation of ${url}`);
     }
@@ -56,6 +58,10 @@ export async function render(
         }),
     );
     return { png: new Uint8Array(png), targetStatus: network.mainResponse?.status() ?? null };
+  } catch (error) {
+    // Chromium reports a destination the proxy refused only as a generic tunnel or proxy error.
+    const refusal = /net::ERR_/.test(String(error)) && navigationRefusal(network, session);
+    throw refusal ? refusalError(refusal) : error;
   } finally {
     network.stop();
   }
@@ -63,12 +69,24 @@ export async function render(
 
 /** An answer the egress proxy wrote itself (refused destination) is an error, not a page. */
 function rejectProxyAnswer(
-  response: HTTPResponse | null,
+  network: ReturnType<typeof trackNetwork>,
   session: Pick<EgressSession, "refusals">,
 ): void {
-  if (!response?.headers()[EGRESS_MARKER_HEADER]) return;
-  const refusal = session.refusals.at(-1);
+  if (!network.mainResponse?.headers()[EGRESS_MARKER_HEADER]) return;
+  const refusal = navigationRefusal(network, session);
   if (refusal) throw refusalError(refusal);
+}
+
+/**
+ * The latest refusal of a host the main frame navigated to (redirect hops included). Refusals
+ * of other hosts do not explain a failed navigation: some Chromium versions send their own
+ * background requests through the capture's proxy, and those are refused too.
+ */
+function navigationRefusal(
+  network: ReturnType<typeof trackNetwork>,
+  session: Pick<EgressSession, "refusals">,
+): EgressRefusal | undefined {
+  return session.refusals.findLast((r) => network.navigationHosts.has(unbracket(r.host)));
 }
 
 /**
@@ -104,12 +122,16 @@ const SETTLE_SCRIPT = `async (budget) => {
   await Promise.race([Promise.all([...images, document.fonts.ready]), timeout]);
 }`;
 
-/** Counts the page's requests in flight and the latest main-document response. */
-function trackNetwork(page: Page) {
+/**
+ * Counts the page's requests in flight, and records the latest main-document response and every
+ * host the main frame navigated to, starting with `url`'s.
+ */
+function trackNetwork(page: Page, url: string) {
   let inFlight = 0;
   let lastChange = performance.now();
   const state = {
     mainResponse: null as HTTPResponse | null,
+    navigationHosts: new Set([hostOf(url)]),
     /** Resolves once the network is quiet (see QUIET_*), or at `deadline`. */
     async quiet(deadline: number): Promise<void> {
       // The common case: nothing left after load, so no idle period is added to the capture.
@@ -130,6 +152,9 @@ function trackNetwork(page: Page) {
   };
   const counted = new WeakSet<HTTPRequest>();
   const onRequest = (request: HTTPRequest) => {
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
+      state.navigationHosts.add(hostOf(request.url()));
+    }
     // The favicon never shows in a screenshot; waiting for it only adds latency.
     if (request.resourceType() === "other" && request.url().endsWith("/favicon.ico")) return;
     counted.add(request);
@@ -152,6 +177,14 @@ function trackNetwork(page: Page) {
   page.on("requestfailed", onDone);
   page.on("response", onResponse);
   return state;
+}
+
+function hostOf(url: string): string {
+  try {
+    return unbracket(new URL(url).hostname);
+  } catch {
+    return "";
+  }
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {

@@ -33,6 +33,11 @@ export interface BrowserHostOptions {
   log: Logger;
   /** Called with each new browser, and with null when the current one is lost. */
   onBrowser(browser: Browser | null): void;
+  /**
+   * Runs on each launched browser before it is used; a rejection closes that browser and keeps
+   * the backend down with the rejection's message (the boundary self-test).
+   */
+  verify?(browser: Browser): Promise<void>;
 }
 
 export interface BrowserHost {
@@ -123,6 +128,17 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
     return browser;
   };
 
+  const launchVerified = async (): Promise<Browser> => {
+    const browser = await launchOnce();
+    try {
+      await options.verify?.(browser);
+    } catch (error) {
+      await browser.close().catch(() => {});
+      throw error;
+    }
+    return browser;
+  };
+
   const get = (): Promise<Browser> => {
     if (closed) return Promise.reject(new Error("the capture backend is shut down"));
     if (current?.connected) return Promise.resolve(current);
@@ -130,7 +146,7 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
     if (lastFailure && performance.now() - lastFailure.at < LAUNCH_RETRY_MS) {
       return Promise.reject(lastFailure.error);
     }
-    launching = launchOnce().then(async (browser) => {
+    launching = launchVerified().then(async (browser) => {
       lastFailure = null;
       if (closed) {
         // Shut down while launching: close() waits for this, then for the profile removal.

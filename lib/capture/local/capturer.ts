@@ -9,7 +9,8 @@ import { createBrowserHost } from "./browser.ts";
 import { browserUnavailable, captureFailure } from "../errors.ts";
 import type { Dialer } from "../network/egress_policy.ts";
 import { createEgressProxy, type EgressSession } from "../network/egress_proxy.ts";
-import { createPagePool, type PagePool } from "./page_pool.ts";
+import { type ContextOpener, createPagePool, type PagePool } from "./page_pool.ts";
+import { runBoundarySelfTest, warnIfUntested } from "./self_test.ts";
 import { render } from "../render.ts";
 import type { CaptureBackendStatus, CaptureJob, Capturer, CaptureResult } from "../types.ts";
 
@@ -34,6 +35,8 @@ export interface ChromiumCapturerOptions {
   poolSize?: number;
   /** Test seam of the egress proxy (see EgressPolicy.dial); never set in production. */
   dial?: Dialer;
+  /** Test seam: how capture contexts are opened (a browser that drops their proxy, say). */
+  openContext?: ContextOpener;
 }
 
 /** The Capturer plus the lifecycle hooks main.ts and the tests use. */
@@ -65,6 +68,10 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
     chromePath: options.chromePath,
     proxyUrl: () => (browserSession ??= proxy.openSession()).url,
     log,
+    async verify(browser) {
+      warnIfUntested(await browser.version(), log);
+      await runBoundarySelfTest({ browser, log, openContext: options.openContext });
+    },
     onBrowser(browser) {
       for (const old of [...pools.keys()]) if (!old.connected) void closePool(old);
       if (browser) poolFor(browser);
@@ -74,7 +81,7 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
     let pool = pools.get(browser);
     if (!pool) {
       const size = options.poolSize ?? DEFAULT_POOL_SIZE;
-      pool = createPagePool({ browser, proxy, size, log });
+      pool = createPagePool({ browser, proxy, size, log, openContext: options.openContext });
       pools.set(browser, pool);
     }
     return pool;
@@ -98,11 +105,9 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
       const browser = await host.get().catch(() => {
         throw browserUnavailable();
       });
-      let refusals: EgressSession["refusals"] = [];
       try {
         const pool = await poolFor(browser);
         const slot = await pool.acquire(job.deviceType, job.colorScheme);
-        refusals = slot.session.refusals;
         // A caller that gives up closes the context, which ends the navigation at once.
         const onAbort = () => void slot.context.close().catch(() => {});
         signal?.addEventListener("abort", onAbort, { once: true });
@@ -117,7 +122,6 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
         signal?.throwIfAborted();
         const failure = captureFailure(error, {
           url: job.url,
-          refusals,
           timeoutMs,
           browserConnected: browser.connected,
         });

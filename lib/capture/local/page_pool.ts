@@ -33,11 +33,20 @@ export interface PagePoolOptions {
   /** Ready slots to keep. */
   size: number;
   log: Logger;
+  /** How a context is opened; `openCaptureContext` except in tests. */
+  openContext?: ContextOpener;
 }
+
+/** Opens a capture context whose requests go through `session`. */
+export type ContextOpener = (
+  browser: Browser,
+  session: EgressSession,
+) => Promise<{ context: BrowserContext; page: Page }>;
 
 /** A pool over one browser; the capturer makes a new one after a relaunch. */
 export async function createPagePool(options: PagePoolOptions): Promise<PagePool> {
   const { browser, proxy, size, log } = options;
+  const openContext = options.openContext ?? openCaptureContext;
   const userAgents = userAgentsOf(await browser.userAgent());
   const ready: Slot[] = [];
   const pending = new Set<Promise<unknown>>();
@@ -55,16 +64,7 @@ export async function createPagePool(options: PagePoolOptions): Promise<PagePool
   const create = async (deviceType: DeviceType, colorScheme: ColorScheme): Promise<Slot> => {
     const session = proxy.openSession();
     try {
-      const context = await browser.createBrowserContext({
-        proxyServer: session.url,
-        // Without this Chromium sends loopback destinations around the proxy.
-        proxyBypassList: ["<-loopback>"],
-        // A download would write to disk and is never a screenshot.
-        downloadBehavior: { policy: "deny" },
-      });
-      const page = await context.newPage();
-      // An alert() would block the page (and the screenshot) until someone answers it.
-      page.on("dialog", (dialog) => void dialog.dismiss().catch(() => {}));
+      const { context, page } = await openContext(browser, session);
       const slot = { context, page, session, deviceType, colorScheme };
       await configure(slot, deviceType, colorScheme, userAgents);
       return slot;
@@ -121,6 +121,32 @@ export async function createPagePool(options: PagePoolOptions): Promise<PagePool
       while (pending.size > 0) await Promise.allSettled([...pending]);
     },
   };
+}
+
+/**
+ * A fresh incognito context whose every request goes through `session`, with one page: the one
+ * way captures (and the boundary self-test) open a context.
+ */
+export async function openCaptureContext(
+  browser: Browser,
+  session: EgressSession,
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.createBrowserContext({
+    proxyServer: session.url,
+    // Without this Chromium sends loopback destinations around the proxy.
+    proxyBypassList: ["<-loopback>"],
+    // A download would write to disk and is never a screenshot.
+    downloadBehavior: { policy: "deny" },
+  });
+  try {
+    const page = await context.newPage();
+    // An alert() would block the page (and the screenshot) until someone answers it.
+    page.on("dialog", (dialog) => void dialog.dismiss().catch(() => {}));
+    return { context, page };
+  } catch (error) {
+    await context.close().catch(() => {});
+    throw error;
+  }
 }
 
 async function configure(

@@ -137,7 +137,6 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           ? remoteLost()
           : captureFailure(error, {
             url: job.url,
-            refusals: guard.refusals,
             timeoutMs,
             browserConnected: true,
           });
