@@ -61,7 +61,7 @@ Deno.test("every control of the page has a label, and every id the script uses e
       assert.ok(labelled.has(id) || wrapped, `${tag} is labelled`);
     }
     const script = await sourceOf("editor.js");
-    const used = [...script.matchAll(/byId\("([^"]+)"\)/g)].map((m) => m[1]);
+    const used = [...script.matchAll(/byId\("([^"]+)"/g)].map((m) => m[1]);
     assert.ok(used.length > 10);
     for (const id of used) assert.ok(ids.has(id), `#${id} exists in the page`);
     assert.match(html, /<meta name="viewport" content="width=device-width, initial-scale=1">/);
