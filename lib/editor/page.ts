@@ -45,7 +45,11 @@ const slider = (id: string, label: string, min: number, max: number, value: numb
     </div>
   `;
 
-const megabytes = (bytes: number) => `${Math.round(bytes / 1024 / 1024 * 10) / 10} MB`;
+/** A limit as people read it: "25 MB", "64 KB". */
+function sizeLabel(bytes: number) {
+  const mb = bytes / 1024 / 1024;
+  return mb >= 1 ? `${Math.round(mb * 10) / 10} MB` : `${Math.round(bytes / 1024)} KB`;
+}
 
 /** The editor page at `/`: server-rendered controls; editor.js wires them (no inline code). */
 export function editorPage({ assets, maxUploadBytes }: EditorPageOptions) {
@@ -79,7 +83,7 @@ export function editorPage({ assets, maxUploadBytes }: EditorPageOptions) {
             <section class="card" aria-labelledby="own-title">
               <h2 id="own-title">Your own image</h2>
               <div class="field">
-                <label for="image-file">Image file (PNG, JPEG or WebP, up to ${megabytes(
+                <label for="image-file">Image file (PNG, JPEG or WebP, up to ${sizeLabel(
                   maxUploadBytes,
                 )})</label>
                 <input type="file" id="image-file" name="image"
