@@ -16,8 +16,6 @@ import {
 // The media fixture's PNG (the post's avatar and photo) is this colour.
 const MEDIA_RED: Rgb = [200, 30, 60];
 
-const FOCUS_WALK = `(() => document.activeElement?.id || document.activeElement?.tagName)()`;
-
 Deno.test("the editor captures a page, draws a post card from proxied media and exports each format in Chromium", async () => {
   // A limit of 2 lets the test reach the 429 countdown after two real captures.
   const instance = await startEditorInstance({ RATE_LIMIT_PER_MINUTE: "2" });
@@ -46,33 +44,6 @@ Deno.test("the editor captures a page, draws a post card from proxied media and 
     assert.equal(shot.prefix, "data:image/png;base64,");
     const pad = Math.round(1920 * 0.06); // default padding: 6 % of the width on each side
     assert.deepEqual([shot.width, shot.height], [1920 + 2 * pad, 1080 + 2 * pad]);
-
-    // Every control is reachable with Tab once there is something to export.
-    await page.focus("body");
-    const reached = new Set<string>();
-    for (let i = 0; i < 40; i++) {
-      await page.keyboard.press("Tab");
-      reached.add(await page.evaluate(FOCUS_WALK) as string);
-    }
-    for (
-      const id of [
-        "capture-url",
-        "deviceType-desktop",
-        "capture-refresh",
-        "capture-submit",
-        "post-ref",
-        "post-submit",
-        "background",
-        "color-from",
-        "color-to",
-        "padding",
-        "radius",
-        "shadow",
-        "export-format",
-        "export-preset",
-        "export-submit",
-      ]
-    ) assert.ok(reached.has(id), `Tab reaches #${id}`);
 
     // Frame controls work from the keyboard and redraw at once (Home: no padding).
     await page.select("#background", "solid");

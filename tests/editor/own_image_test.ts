@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
-import { launchChromium, watchProblems } from "../fixtures/editor_browser.ts";
+import { launchChromium } from "../fixtures/editor_browser.ts";
 import { startEditorInstance } from "../fixtures/editor_instance.ts";
 import {
   dragFileOver,
@@ -8,6 +8,7 @@ import {
   type FileSpec,
   flag,
   isHidden,
+  openEditor,
   pasteFile,
   pickFile,
   readCanvas,
@@ -49,10 +50,7 @@ Deno.test("your own image is framed from a paste, a drop and the file picker; wr
   const dir = await Deno.makeTempDir({ prefix: "shotline-own-image-" });
   const browser = await launchChromium();
   try {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 800 });
-    const watch = watchProblems(page);
-    await page.goto(`${instance.origin}/`, { waitUntil: "load" });
+    const { page, watch } = await openEditor(browser, instance.origin);
     assert.equal(
       await text(page, 'label[for="image-file"]'),
       "Image file (PNG, JPEG or WebP, up to 64 KB)",

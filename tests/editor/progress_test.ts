@@ -1,8 +1,15 @@
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
-import { launchChromium, watchProblems } from "../fixtures/editor_browser.ts";
+import { launchChromium } from "../fixtures/editor_browser.ts";
 import { startEditorInstance } from "../fixtures/editor_instance.ts";
-import { flag, isHidden, text, typeInto, waitForStatus } from "../fixtures/editor_page.ts";
+import {
+  flag,
+  isHidden,
+  openEditor,
+  text,
+  typeInto,
+  waitForStatus,
+} from "../fixtures/editor_page.ts";
 
 /** Whether the page shows its working state: progress bar, Cancel, locked buttons. */
 async function workingState(page: Page) {
@@ -35,10 +42,7 @@ Deno.test("a slow capture shows its progress and can be cancelled; a 429 counts 
   const instance = await startEditorInstance({ RATE_LIMIT_PER_MINUTE: "2" });
   const browser = await launchChromium();
   try {
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 800 });
-    const watch = watchProblems(page);
-    await page.goto(`${instance.origin}/`, { waitUntil: "load" });
+    const { page, watch } = await openEditor(browser, instance.origin);
     const url = instance.slowPageUrl.replaceAll(".", "\\.").replaceAll("/", "\\/");
 
     await t.step(

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
-import { launchChromium, watchProblems } from "../fixtures/editor_browser.ts";
+import { launchChromium } from "../fixtures/editor_browser.ts";
 import { startEditorInstance } from "../fixtures/editor_instance.ts";
-import { flag, pasteFile, readCanvas, text, waitForStatus } from "../fixtures/editor_page.ts";
+import {
+  flag,
+  openEditor,
+  pasteFile,
+  readCanvas,
+  text,
+  waitForStatus,
+} from "../fixtures/editor_page.ts";
 import { solidPng } from "../helpers/solid_capturer.ts";
 
 const SHOT = { name: "shot.png", type: "image/png", bytes: solidPng(320, 200, [20, 160, 90]) };
@@ -55,10 +62,7 @@ Deno.test("the result can be copied as PNG, settings survive a reload, and the p
       { permission: { name: "clipboard-read" }, state: "granted" },
       { permission: { name: "clipboard-write" }, state: "granted" },
     );
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1280, height: 800 });
-    const watch = watchProblems(page);
-    await page.goto(`${instance.origin}/`, { waitUntil: "load" });
+    const { page, watch } = await openEditor(browser, instance.origin);
     await page.bringToFront();
 
     await t.step("Copy image puts the framed canvas on the clipboard as a PNG", async () => {
