@@ -20,12 +20,13 @@ export const EDITOR_CSP = "default-src 'none'; script-src 'self'; style-src 'sel
 // Asset URLs carry their content hash, so a year-long immutable cache can never go stale.
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
-/** `/`: the editor page (or the llms.txt overview as Markdown), and its two hashed assets. */
+/** `/`: the editor page (or the llms.txt overview as Markdown), and its hashed assets. */
 export function createEditorRouter(getApp: () => OpenAPIHono<AppEnv>) {
   const documentFor = documentBuilder(getApp);
-  const { script, stylesheet } = editorAssets();
-  // Rendered once: the page has no per-request content (the template is synchronous).
-  const page = String(editorPage({ script: script.path, stylesheet: stylesheet.path })).trimStart();
+  const { urls, files } = editorAssets();
+  // Rendered once, on the first visit (the upload limit is in the request's deps): the page has
+  // no per-request content (the template is synchronous).
+  let page = "";
   const router = createRouter();
 
   router.get("/", (c) => {
@@ -41,6 +42,8 @@ export function createEditorRouter(getApp: () => OpenAPIHono<AppEnv>) {
         "Content-Type": "text/markdown; charset=utf-8",
       });
     }
+    const maxUploadBytes = c.var.deps.config.MAX_UPLOAD_BYTES;
+    page ||= String(editorPage({ assets: urls, maxUploadBytes })).trimStart();
     return c.html(page, 200, {
       "Content-Security-Policy": EDITOR_CSP,
       "X-Content-Type-Options": "nosniff",
@@ -50,7 +53,7 @@ export function createEditorRouter(getApp: () => OpenAPIHono<AppEnv>) {
     });
   });
 
-  for (const asset of [script, stylesheet]) {
+  for (const asset of files) {
     router.get(asset.path, (c) =>
       c.body(asset.body, 200, {
         "Content-Type": asset.contentType,

@@ -1,10 +1,20 @@
 import { html } from "hono/html";
 import { pageHead } from "../http/html_page.ts";
 
-/** URLs of the editor's two static files (content-hashed, so they can be cached forever). */
+/** URLs of the editor's static files (content-hashed, so they can be cached forever). */
 export interface EditorAssetUrls {
+  /** The entry module. */
   script: string;
+  /** Every module it imports, preloaded so the browser fetches them in one round trip. */
+  modules: string[];
   stylesheet: string;
+}
+
+/** What the page is rendered from. */
+export interface EditorPageOptions {
+  assets: EditorAssetUrls;
+  /** The service's upload limit: an own image over it is refused before it is framed. */
+  maxUploadBytes: number;
 }
 
 type Choices = Array<[value: string, label: string]>;
@@ -36,8 +46,14 @@ const slider = (id: string, label: string, min: number, max: number, value: numb
     </div>
   `;
 
+/** A limit as people read it: "25 MB", "64 KB". */
+function sizeLabel(bytes: number) {
+  const mb = bytes / 1024 / 1024;
+  return mb >= 1 ? `${Math.round(mb * 10) / 10} MB` : `${Math.round(bytes / 1024)} KB`;
+}
+
 /** The editor page at `/`: server-rendered controls; editor.js wires them (no inline code). */
-export function editorPage(assets: EditorAssetUrls) {
+export function editorPage({ assets, maxUploadBytes }: EditorPageOptions) {
   return html`
     <!doctype html>
     <html lang="en">
@@ -45,7 +61,7 @@ export function editorPage(assets: EditorAssetUrls) {
       <body>
         <header class="top">
           <h1>Shotline</h1>
-          <p>Capture a page or a post, frame it, export it.</p>
+          <p>Capture a page or a post, or bring your own image; frame it, export it.</p>
           <nav aria-label="API">
             <a href="/docs">API reference</a>
             <a href="/openapi.json">OpenAPI</a>
@@ -54,6 +70,19 @@ export function editorPage(assets: EditorAssetUrls) {
         </header>
         <main class="editor">
           <div class="panel">
+            <section class="card" aria-labelledby="own-title">
+              <h2 id="own-title">Your own image</h2>
+              <div class="field">
+                <label for="image-file">Image file (PNG, JPEG or WebP, up to ${sizeLabel(
+                  maxUploadBytes,
+                )})</label>
+                <input type="file" id="image-file" name="image"
+                  accept="image/png,image/jpeg,image/webp" data-max-bytes="${maxUploadBytes}"
+                  aria-describedby="own-hint">
+              </div>
+              <p class="note" id="own-hint">Or paste one anywhere (Ctrl+V, ⌘V), or drop it on the
+                preview.</p>
+            </section>
             <section class="card" aria-labelledby="capture-title">
               <h2 id="capture-title">Capture a page</h2>
               <form id="capture-form">
@@ -68,7 +97,8 @@ export function editorPage(assets: EditorAssetUrls) {
                 </div>
                 <label class="check"><input type="checkbox" id="capture-refresh" name="forceRefresh">
                   Refresh (skip the cached capture)</label>
-                <button type="submit" id="capture-submit">Capture</button>
+                <button type="submit" id="capture-submit"
+                  aria-keyshortcuts="Control+Enter Meta+Enter">Capture</button>
               </form>
             </section>
             <section class="card" aria-labelledby="post-title">
@@ -130,7 +160,10 @@ export function editorPage(assets: EditorAssetUrls) {
                     </select>
                   </div>
                 </div>
-                <button type="submit" id="export-submit" disabled>Export and download</button>
+                <div class="actions">
+                  <button type="submit" id="export-submit" disabled>Export and download</button>
+                  <button type="button" id="copy-image" class="secondary" disabled>Copy image</button>
+                </div>
                 <p class="result" id="export-result" role="status"></p>
                 <a id="export-link" hidden>Download again</a>
               </form>
@@ -140,15 +173,19 @@ export function editorPage(assets: EditorAssetUrls) {
             <h2 id="stage-title" class="visually-hidden">Preview</h2>
             <div class="status-bar">
               <progress id="progress" aria-label="Working" hidden></progress>
-              <p id="status" role="status">Capture a page or load a post to start.</p>
+              <p id="status" role="status" tabindex="-1">Capture a page, load a post or bring your
+                own image to start.</p>
+              <button type="button" id="cancel" class="secondary" hidden>Cancel</button>
             </div>
             <div class="error" id="error" role="alert" hidden>
               <p class="error-title" id="error-title"></p>
               <p id="error-hint"></p>
               <p id="error-wait" hidden></p>
             </div>
-            <div class="canvas-wrap">
-              <p class="empty" id="empty">Nothing to frame yet.</p>
+            <div class="canvas-wrap" id="drop-zone" aria-label="Preview">
+              <p class="empty" id="empty">Nothing to frame yet. Paste an image, drop one here, or
+                capture a page.</p>
+              <p class="drop-hint" id="drop-hint" hidden>Drop the image to frame it</p>
               <canvas id="canvas" width="0" height="0" role="img"
                 aria-label="Framed image preview" hidden></canvas>
             </div>

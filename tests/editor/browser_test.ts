@@ -1,57 +1,20 @@
 import assert from "node:assert/strict";
-import type { Page } from "puppeteer-core";
 import { readImageInfo, sniffKind } from "../../lib/codecs/image_info.ts";
 import { decodeWasm } from "../../lib/codecs/wasm.ts";
 import { captureDownloads, launchChromium, watchProblems } from "../fixtures/editor_browser.ts";
 import { POST_ID, startEditorInstance } from "../fixtures/editor_instance.ts";
+import {
+  flag,
+  isHidden,
+  readCanvas,
+  type Rgb,
+  submit,
+  text,
+  typeInto,
+} from "../fixtures/editor_page.ts";
 
-// Run in the page (as text: this file is not type-checked against the DOM). Reading the canvas
-// back throws a SecurityError if any image drawn on it was cross-origin.
-const READ_CANVAS = `(() => {
-  const canvas = document.getElementById("canvas");
-  const prefix = canvas.toDataURL("image/png").slice(0, 22);
-  // Pixels are read from a copy, so the editor's own canvas keeps its GPU-friendly settings.
-  const copy = document.createElement("canvas");
-  copy.width = canvas.width;
-  copy.height = canvas.height;
-  const ctx = copy.getContext("2d", { willReadFrequently: true });
-  ctx.drawImage(canvas, 0, 0);
-  const data = ctx.getImageData(0, 0, copy.width, copy.height).data;
-  let red = 0; // pixels of the media fixture's PNG (rgb 200, 30, 60)
-  for (let i = 0; i < data.length; i += 4) {
-    if (data[i] === 200 && data[i + 1] === 30 && data[i + 2] === 60) red++;
-  }
-  return { prefix, red, width: canvas.width, height: canvas.height };
-})()`;
-
-interface CanvasRead {
-  prefix: string;
-  red: number;
-  width: number;
-  height: number;
-}
-
-const FOCUS_WALK = `(() => document.activeElement?.id || document.activeElement?.tagName)()`;
-
-const text = (page: Page, selector: string) =>
-  page.$eval(selector, (el) => el.textContent?.trim() ?? "");
-/** A boolean DOM property (hidden, disabled) of the element `selector` finds. */
-const flag = (page: Page, selector: string, name: "hidden" | "disabled") =>
-  page.$eval(selector, (el, key) => (el as unknown as Record<string, boolean>)[key], name);
-const isHidden = (page: Page, selector: string) => flag(page, selector, "hidden");
-
-/** Clicks a submit button and waits until the editor's work (and its progress bar) is over. */
-async function submit(page: Page, button: string) {
-  await page.click(button);
-  // The click's submit handler sets aria-busy synchronously, so this cannot pass too early.
-  await page.waitForSelector('#stage[aria-busy="false"]', { timeout: 60_000 });
-}
-
-async function typeInto(page: Page, selector: string, value: string) {
-  await page.click(selector, { count: 3 });
-  await page.keyboard.press("Backspace");
-  await page.type(selector, value);
-}
+// The media fixture's PNG (the post's avatar and photo) is this colour.
+const MEDIA_RED: Rgb = [200, 30, 60];
 
 Deno.test("the editor captures a page, draws a post card from proxied media and exports each format in Chromium", async () => {
   // A limit of 2 lets the test reach the 429 countdown after two real captures.
@@ -77,44 +40,17 @@ Deno.test("the editor captures a page, draws a post card from proxied media and 
       await text(page, "#status"),
       /^Captured http:\/\/127\.0\.0\.1:\d+\/ \(1920×1080, fresh\)\.$/,
     );
-    const shot = await page.evaluate(READ_CANVAS) as CanvasRead;
+    const shot = await readCanvas(page, MEDIA_RED);
     assert.equal(shot.prefix, "data:image/png;base64,");
     const pad = Math.round(1920 * 0.06); // default padding: 6 % of the width on each side
     assert.deepEqual([shot.width, shot.height], [1920 + 2 * pad, 1080 + 2 * pad]);
-
-    // Every control is reachable with Tab once there is something to export.
-    await page.focus("body");
-    const reached = new Set<string>();
-    for (let i = 0; i < 40; i++) {
-      await page.keyboard.press("Tab");
-      reached.add(await page.evaluate(FOCUS_WALK) as string);
-    }
-    for (
-      const id of [
-        "capture-url",
-        "deviceType-desktop",
-        "capture-refresh",
-        "capture-submit",
-        "post-ref",
-        "post-submit",
-        "background",
-        "color-from",
-        "color-to",
-        "padding",
-        "radius",
-        "shadow",
-        "export-format",
-        "export-preset",
-        "export-submit",
-      ]
-    ) assert.ok(reached.has(id), `Tab reaches #${id}`);
 
     // Frame controls work from the keyboard and redraw at once (Home: no padding).
     await page.select("#background", "solid");
     await page.select("#background", "gradient");
     await page.focus("#padding");
     await page.keyboard.press("Home");
-    const bare = await page.evaluate(READ_CANVAS) as CanvasRead;
+    const bare = await readCanvas(page, MEDIA_RED);
     assert.deepEqual([bare.width, bare.height], [1920, 1080]);
     for (let i = 0; i < 6; i++) await page.keyboard.press("ArrowRight");
     assert.equal(await text(page, "#padding-out"), "6");
@@ -150,9 +86,9 @@ Deno.test("the editor captures a page, draws a post card from proxied media and 
     await submit(page, "#post-submit");
     assert.equal(await isHidden(page, "#error"), true, await text(page, "#error"));
     assert.equal(await text(page, "#status"), `Post ${POST_ID} by @loopback drawn.`);
-    const card = await page.evaluate(READ_CANVAS) as CanvasRead;
+    const card = await readCanvas(page, MEDIA_RED);
     assert.equal(card.prefix, "data:image/png;base64,", "no SecurityError: the canvas is clean");
-    assert.ok(card.red > 10_000, `the proxied photo is on the canvas (${card.red} red pixels)`);
+    assert.ok(card.matching > 10_000, `the proxied photo is on the canvas (${card.matching} px)`);
 
     // A refused URL shows the envelope's error and hint.
     watch.expect(400, "/api/screenshot");

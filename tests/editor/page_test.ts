@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { EDITOR_MODULES } from "../../lib/editor/assets.ts";
 import { EDITOR_CSP } from "../../routes/editor.ts";
 import { assertEnvelope } from "../helpers/envelope.ts";
 import { createTestApp } from "../helpers/app.ts";
@@ -35,7 +36,7 @@ Deno.test("GET / is the editor page with a strict CSP, no inline code and no thi
     assert.equal(scripts.length, 1);
     assert.match(
       scripts[0],
-      /^<script type="module" src="\/assets\/editor\.[0-9a-f]{12}\.js"><\/script>$/,
+      /^<script type="module" src="\/assets\/editor\.[0-9a-f]{12}\/editor\.js"><\/script>$/,
     );
     assert.doesNotMatch(html, /<style|\sstyle=|\son[a-z]+=|javascript:/i);
     assert.doesNotMatch(html, /(src|href)="(https?:)?\/\//, "everything loads from this origin");
@@ -60,9 +61,9 @@ Deno.test("every control of the page has a label, and every id the script uses e
       const wrapped = new RegExp(`<label[^>]*>\\s*<input[^>]*id="${id}"`).test(html);
       assert.ok(labelled.has(id) || wrapped, `${tag} is labelled`);
     }
-    const script = await sourceOf("editor.js");
-    const used = [...script.matchAll(/byId\("([^"]+)"\)/g)].map((m) => m[1]);
-    assert.ok(used.length > 10);
+    const script = Object.values(EDITOR_MODULES).join("\n");
+    const used = [...script.matchAll(/byId\("([^"]+)"/g)].map((m) => m[1]);
+    assert.ok(used.length > 30, `${used.length} ids`);
     for (const id of used) assert.ok(ids.has(id), `#${id} exists in the page`);
     assert.match(html, /<meta name="viewport" content="width=device-width, initial-scale=1">/);
     assert.match(html, /<html lang="en">/);
@@ -71,31 +72,61 @@ Deno.test("every control of the page has a label, and every id the script uses e
   }
 });
 
-Deno.test("the script and stylesheet are served at content-hashed URLs, cached immutably", async () => {
+Deno.test("the modules and stylesheet are served at content-hashed URLs, cached immutably", async () => {
   const t = await createTestApp();
   try {
     const { html } = await editorHtml(t.app);
-    const assets: Array<[string, string, RegExp]> = [
-      ["editor.js", /src="(\/assets\/editor\.[0-9a-f]+\.js)"/, /^text\/javascript; charset=utf-8$/],
-      ["editor.css", /href="(\/assets\/editor\.[0-9a-f]+\.css)"/, /^text\/css; charset=utf-8$/],
-    ].map((
-      [file, pattern, type],
-    ) => [file as string, html.match(pattern as RegExp)![1], type as RegExp]);
-    for (const [file, path, type] of assets) {
+    const entry = html.match(/src="(\/assets\/editor\.([0-9a-f]{12})\/editor\.js)"/)!;
+    const preloaded = [...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) =>
+      m[1]
+    );
+    const names = Object.keys(EDITOR_MODULES);
+    // Every module the entry imports is preloaded, from the same hashed folder.
+    assert.deepEqual(
+      [entry[1], ...preloaded],
+      names.map((name) => `/assets/editor.${entry[2]}/${name}`),
+    );
+    const folder = createHash("sha256")
+      .update(names.map((name) => `${name}\0${EDITOR_MODULES[name]}`).join("\0"))
+      .digest("hex").slice(0, 12);
+    assert.equal(entry[2], folder, "the folder changes whenever any module does");
+    const stylesheet = html.match(/href="(\/assets\/editor\.([0-9a-f]+)\.css)"/)!;
+    const css = await sourceOf("editor.css");
+    assert.equal(stylesheet[2], createHash("sha256").update(css).digest("hex").slice(0, 12));
+    const served: Array<[string, string, RegExp]> = [
+      ...names.map((name, i): [string, string, RegExp] => [
+        name,
+        [entry[1], ...preloaded][i],
+        /^text\/javascript; charset=utf-8$/,
+      ]),
+      ["editor.css", stylesheet[1], /^text\/css; charset=utf-8$/],
+    ];
+    for (const [file, path, type] of served) {
       const res = await t.app.request(path);
       assert.equal(res.status, 200, path);
       assert.match(res.headers.get("content-type") ?? "", type);
       assert.equal(res.headers.get("cache-control"), "public, max-age=31536000, immutable");
       assert.equal(res.headers.get("x-content-type-options"), "nosniff");
-      const body = await res.text();
-      const source = await sourceOf(file);
-      assert.equal(body, source, `${path} serves lib/editor/${file}`);
-      const hash = createHash("sha256").update(source).digest("hex").slice(0, 12);
-      assert.ok(path.includes(`.${hash}.`), "the URL changes whenever the content does");
+      assert.equal(await res.text(), await sourceOf(file), `${path} serves lib/editor/${file}`);
     }
+    // Every module is in the list the server embeds: an import missing from it would 404.
+    const onDisk = [...Deno.readDirSync(new URL("../../lib/editor/", import.meta.url))]
+      .map((entry) => entry.name).filter((name) => name.endsWith(".js")).sort();
+    assert.deepEqual(onDisk, [...names].sort());
     // A stale or made-up hash is not served (an old page would otherwise cache new bytes).
-    const stale = await t.app.request("/assets/editor.000000000000.js");
+    const stale = await t.app.request("/assets/editor.000000000000/editor.js");
     await assertEnvelope(t.app, stale, 404, "not_found");
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the image file picker states the configured upload limit", async () => {
+  const t = await createTestApp({ env: { MAX_UPLOAD_BYTES: String(5 * 1024 * 1024) } });
+  try {
+    const { html } = await editorHtml(t.app);
+    assert.match(html, /<label for="image-file">Image file \(PNG, JPEG or WebP, up to 5 MB\)/);
+    assert.match(html, /accept="image\/png,image\/jpeg,image\/webp" data-max-bytes="5242880"/);
   } finally {
     await t.close();
   }

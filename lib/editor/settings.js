@@ -1,0 +1,96 @@
+// @ts-check
+/// <reference no-default-lib="true" />
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+/// <reference lib="esnext" />
+// The last settings (device, colours, frame, format, preset) are remembered in localStorage,
+// so the next visit starts where this one left off.
+
+const KEY = "shotline.editor.settings";
+// Form field names; the URL and post fields are left out on purpose (they are one-off).
+const REMEMBERED = [
+  "deviceType",
+  "colorScheme",
+  "cardTheme",
+  "background",
+  "colorFrom",
+  "colorTo",
+  "padding",
+  "radius",
+  "shadow",
+  "format",
+  "qualityPreset",
+];
+
+/** @param {string} name */
+const fieldsNamed = (name) => /** @type {NodeListOf<HTMLInputElement | HTMLSelectElement>} */ (
+  document.querySelectorAll(`[name="${name}"]`)
+);
+
+/** @param {string} name */
+function currentValue(name) {
+  for (const field of fieldsNamed(name)) {
+    if (field instanceof HTMLInputElement && field.type === "radio") {
+      if (field.checked) return field.value;
+    } else {
+      return field.value;
+    }
+  }
+  return null;
+}
+
+/**
+ * Sets a field only to a value it can hold (a stored value may come from an older page).
+ * @param {string} name
+ * @param {unknown} value
+ */
+function applyValue(name, value) {
+  if (typeof value !== "string") return;
+  for (const field of fieldsNamed(name)) {
+    if (field instanceof HTMLInputElement && field.type === "radio") {
+      if (field.value === value) field.checked = true;
+    } else if (field instanceof HTMLSelectElement) {
+      if ([...field.options].some((option) => option.value === value)) field.value = value;
+    } else {
+      field.value = value;
+      // Browsers sanitise what an input cannot hold (a colour, a number out of range).
+      if (field.value !== value) field.value = field.defaultValue;
+    }
+  }
+}
+
+// Storage can be refused (private modes, disabled site data): the page then just forgets.
+function read() {
+  try {
+    const stored = JSON.parse(localStorage.getItem(KEY) ?? "{}");
+    return stored && typeof stored === "object" ? stored : {};
+  } catch {
+    return {};
+  }
+}
+
+function save() {
+  /** @type {Record<string, string>} */
+  const values = {};
+  for (const name of REMEMBERED) {
+    const value = currentValue(name);
+    if (value !== null) values[name] = value;
+  }
+  try {
+    localStorage.setItem(KEY, JSON.stringify(values));
+  } catch {
+    // Not remembered this time; nothing the user needs to act on.
+  }
+}
+
+/** Puts the remembered settings back into the page's fields and saves every later change. */
+export function rememberSettings() {
+  const stored = read();
+  for (const name of REMEMBERED) applyValue(name, stored[name]);
+  document.addEventListener("change", (event) => {
+    const target = event.target;
+    if (target instanceof HTMLElement && REMEMBERED.includes(target.getAttribute("name") ?? "")) {
+      save();
+    }
+  });
+}
