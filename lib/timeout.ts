@@ -18,3 +18,17 @@ export function withTimeout<T>(work: Promise<T>, ms: number, what: string): Prom
   work.catch(() => {}); // a late failure after the timeout must not become an unhandled rejection
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
+
+/** An abort signal with a deadline; `clear()` (or `using`) stops the timer once the work is done. */
+export interface Deadline extends Disposable {
+  signal: AbortSignal;
+  clear(): void;
+}
+
+/** A signal that aborts with `reason` after `ms`, so the caller can tell its timeout by reason. */
+export function abortAfter(ms: number, reason: unknown): Deadline {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(reason), ms);
+  const clear = () => clearTimeout(timer);
+  return { signal: controller.signal, clear, [Symbol.dispose]: clear };
+}

@@ -1,5 +1,7 @@
 /** Pages for the real-Chromium capture tests, served on loopback, and a PNG pixel reader. */
 import { inflateSync } from "node:zlib";
+import { concatBytes } from "../../lib/bytes.ts";
+import { pngChunks, pngSize } from "./png.ts";
 
 export interface PageServer {
   port: number;
@@ -96,18 +98,10 @@ export function servePages(extra: Record<string, Route> = {}): PageServer {
 
 /** Decodes an 8-bit RGB/RGBA non-interlaced PNG (what Chromium writes) to its size and pixels. */
 export function decodePng(png: Uint8Array) {
-  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
-  const width = view.getUint32(16);
-  const height = view.getUint32(20);
+  const { width, height } = pngSize(png);
   const channels = png[25] === 6 ? 4 : 3;
-  const idat: number[] = [];
-  for (let offset = 8; offset < png.length;) {
-    const length = view.getUint32(offset);
-    const type = new TextDecoder().decode(png.subarray(offset + 4, offset + 8));
-    if (type === "IDAT") idat.push(...png.subarray(offset + 8, offset + 8 + length));
-    offset += 12 + length;
-  }
-  const raw = new Uint8Array(inflateSync(new Uint8Array(idat)));
+  const idat = pngChunks(png).filter((chunk) => chunk.type === "IDAT").map((chunk) => chunk.data);
+  const raw = new Uint8Array(inflateSync(concatBytes(idat)));
   const stride = width * channels;
   const pixels = new Uint8Array(stride * height);
   for (let y = 0; y < height; y++) {
