@@ -9,41 +9,9 @@ import { createChromiumCapturer } from "../../lib/capture/local/capturer.ts";
 import type { Dialer } from "../../lib/capture/network/egress_policy.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
-import { schemePage, servePages } from "../helpers/capture_fixtures.ts";
+import { probeScript, schemePage, servePages } from "../helpers/capture_fixtures.ts";
 
 const PUBLIC_IP = "93.184.215.14";
-
-/** What the probe page tries from an allowed origin; every attempt must fail. */
-function probeScript(secret: number): string {
-  return `<script>
-  const results = {};
-  const attempt = (name, run) => run().then((v) => results[name] = v, () => results[name] = "blocked");
-  const image = (src) => () => new Promise((ok, fail) => {
-    const img = new Image(); img.onload = () => ok("loaded"); img.onerror = fail; img.src = src;
-  });
-  const socket = (url) => () => new Promise((ok, fail) => {
-    const ws = new WebSocket(url); ws.onopen = () => ok("open"); ws.onerror = fail;
-  });
-  const worker = () => new Promise((ok, fail) => {
-    const code = 'fetch("http://127.0.0.1:${secret}/worker").then(() => postMessage("reached"),' +
-      ' () => postMessage("blocked"))';
-    const w = new Worker(URL.createObjectURL(new Blob([code])));
-    w.onmessage = (e) => e.data === "reached" ? ok("reached") : fail();
-  });
-  const frame = document.createElement("iframe");
-  frame.src = "http://evil.test:${secret}/frame";
-  document.body.append(frame);
-  Promise.all([
-    attempt("fetch", () => fetch("http://127.0.0.1:${secret}/fetch").then((r) => "status " + r.status)),
-    attempt("fetchName", () => fetch("http://evil.test:${secret}/name").then(() => "reached")),
-    attempt("fetchMetadata", () => fetch("http://169.254.169.254/latest/meta-data/").then(() => "reached")),
-    attempt("image", image("http://localhost:${secret}/img")),
-    attempt("websocket", socket("ws://127.0.0.1:${secret}/ws")),
-    attempt("secureWebsocket", socket("wss://evil.test/ws")),
-    attempt("worker", worker),
-  ]).then(() => fetch("/report", { method: "POST", body: JSON.stringify(results) }));
-</script><img src="/after-report">`;
-}
 
 function boundaryFixture() {
   const secret = servePages({ "/": () => new Response(schemePage()) });

@@ -45,6 +45,45 @@ export function svg(color: string): Response {
   );
 }
 
+/**
+ * A script for a page on an allowed origin that tries to reach the private server on
+ * 127.0.0.1:`secret` every way a page can, then POSTs what each attempt saw to /report; every
+ * attempt must come back "blocked". The trailing image is for the serving fixture to hold until
+ * the report arrived, so the capture waits for it.
+ */
+export function probeScript(secret: number): string {
+  return `<script>
+  const results = {};
+  const attempt = (name, run) =>
+    Promise.resolve().then(run).then((v) => results[name] = v, () => results[name] = "blocked");
+  const image = (src) => () => new Promise((ok, fail) => {
+    const img = new Image(); img.onload = () => ok("loaded"); img.onerror = fail; img.src = src;
+  });
+  const socket = (url) => () => new Promise((ok, fail) => {
+    const ws = new WebSocket(url); ws.onopen = () => ok("open"); ws.onerror = fail;
+  });
+  const worker = () => new Promise((ok, fail) => {
+    const code = 'fetch("http://127.0.0.1:${secret}/worker").then(() => postMessage("reached"),' +
+      ' () => postMessage("blocked"))';
+    const w = new Worker(URL.createObjectURL(new Blob([code])));
+    w.onmessage = (e) => e.data === "reached" ? ok("reached") : fail();
+  });
+  const frame = document.createElement("iframe");
+  frame.src = "http://evil.test:${secret}/frame";
+  document.body.append(frame);
+  navigator.sendBeacon("http://127.0.0.1:${secret}/beacon", "x");
+  Promise.all([
+    attempt("fetch", () => fetch("http://127.0.0.1:${secret}/fetch").then((r) => "status " + r.status)),
+    attempt("fetchName", () => fetch("http://evil.test:${secret}/name").then(() => "reached")),
+    attempt("fetchMetadata", () => fetch("http://169.254.169.254/latest/meta-data/").then(() => "reached")),
+    attempt("image", image("http://localhost:${secret}/img")),
+    attempt("websocket", socket("ws://127.0.0.1:${secret}/ws")),
+    attempt("secureWebsocket", socket("wss://evil.test/ws")),
+    attempt("worker", worker),
+  ]).then(() => fetch("/report", { method: "POST", body: JSON.stringify(results) }));
+</script><img src="/after-report">`;
+}
+
 const html = (body: string, status = 200) =>
   new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8" } });
 
