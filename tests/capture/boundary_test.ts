@@ -9,7 +9,12 @@ import { createChromiumCapturer } from "../../lib/capture/local/capturer.ts";
 import type { Dialer } from "../../lib/capture/network/egress_policy.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
-import { probeScript, schemePage, servePages } from "../helpers/capture_fixtures.ts";
+import {
+  PROBE_ALL_BLOCKED,
+  probeScript,
+  schemePage,
+  servePages,
+} from "../helpers/capture_fixtures.ts";
 
 const PUBLIC_IP = "93.184.215.14";
 
@@ -145,15 +150,7 @@ Deno.test("no capture request reaches a private address, whatever form it takes"
       f.expectReport();
       const result = await shoot("http://public.test/probe");
       assert.equal(result.targetStatus, 200);
-      assert.deepEqual(f.report(), {
-        fetch: "blocked",
-        fetchName: "blocked",
-        fetchMetadata: "blocked",
-        image: "blocked",
-        websocket: "blocked",
-        secureWebsocket: "blocked",
-        worker: "blocked",
-      });
+      assert.deepEqual(f.report(), PROBE_ALL_BLOCKED);
       // The proxy itself refused them (not some other browser policy).
       const refused = f.refusedHosts();
       for (const host of [`127.0.0.1:${s}`, `evil.test:${s}`, "169.254.169.254:80"]) {

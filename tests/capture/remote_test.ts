@@ -10,7 +10,13 @@ import { createRemoteCapturer } from "../../lib/capture/remote/capturer.ts";
 import type { CaptureJob } from "../../lib/capture/types.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
-import { decodePng, probeScript, schemePage, servePages } from "../helpers/capture_fixtures.ts";
+import {
+  decodePng,
+  PROBE_ALL_BLOCKED,
+  probeScript,
+  schemePage,
+  servePages,
+} from "../helpers/capture_fixtures.ts";
 import { startRemoteChromium } from "../fixtures/remote_chromium.ts";
 
 const PUBLIC_IP = "93.184.215.14";
@@ -201,15 +207,7 @@ Deno.test("on a remote browser no request reaches a private address: checks and 
         const result = await capturer.capture(job(`${site}/probe`));
         assert.equal(result.strategy, "chromium-remote");
         assert.equal(result.targetStatus, 200);
-        assert.deepEqual(report, {
-          fetch: "blocked",
-          fetchName: "blocked",
-          fetchMetadata: "blocked",
-          image: "blocked",
-          websocket: "blocked",
-          secureWebsocket: "blocked",
-          worker: "blocked",
-        });
+        assert.deepEqual(report, PROBE_ALL_BLOCKED);
         const refused = log.lines.filter((l) => l.msg === "remote request refused")
           .map((l) => `${l.host}:${l.port}`);
         for (

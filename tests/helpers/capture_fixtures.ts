@@ -45,6 +45,17 @@ export function svg(color: string): Response {
   );
 }
 
+/** What the probe page reports when the boundary holds: every way out was blocked. */
+export const PROBE_ALL_BLOCKED: Record<string, string> = {
+  fetch: "blocked",
+  fetchName: "blocked",
+  fetchMetadata: "blocked",
+  image: "blocked",
+  websocket: "blocked",
+  secureWebsocket: "blocked",
+  worker: "blocked",
+};
+
 /**
  * A script for a page on an allowed origin that tries to reach the private server on
  * 127.0.0.1:`secret` every way a page can, then POSTs what each attempt saw to /report; every
