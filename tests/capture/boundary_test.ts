@@ -11,7 +11,7 @@ import { ApiError } from "../../lib/errors.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import {
   PROBE_ALL_BLOCKED,
-  probeScript,
+  probeSite,
   schemePage,
   servePages,
 } from "../helpers/capture_fixtures.ts";
@@ -21,20 +21,9 @@ const PUBLIC_IP = "93.184.215.14";
 function boundaryFixture() {
   const secret = servePages({ "/": () => new Response(schemePage()) });
   // The page under test posts what it saw to /report; each capture expects a fresh one.
-  let report: Record<string, string> | null = null;
-  let arrival = Promise.withResolvers<void>();
+  const probe = probeSite(secret.port);
   const internet = servePages({
-    "/probe": () => html(schemePage(probeScript(secret.port))),
-    "/report": async (request) => {
-      report = await request.json();
-      arrival.resolve();
-      return new Response("thanks");
-    },
-    // The page's load waits for this image, which waits for the report: the capture sees it.
-    "/after-report": async () => {
-      await Promise.race([arrival.promise, new Promise((r) => setTimeout(r, 5_000))]);
-      return new Response(null, { status: 204 });
-    },
+    ...probe.routes,
     "/redirect": () => redirect(`http://127.0.0.1:${secret.port}/from-redirect`),
     "/redirect-name": () => redirect(`https://evil.test:${secret.port}/from-redirect`),
     "/rebind": () =>
@@ -84,11 +73,8 @@ function boundaryFixture() {
     capturer,
     dialed,
     log,
-    report: () => report,
-    expectReport() {
-      report = null;
-      arrival = Promise.withResolvers<void>();
-    },
+    report: probe.report,
+    expectReport: probe.expectReport,
     refusedHosts: () =>
       log.lines.filter((l) => l.msg === "egress refused").map((l) => `${l.host}:${l.port}`),
     async close() {

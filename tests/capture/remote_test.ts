@@ -13,8 +13,7 @@ import { createMemoryLogger } from "../../lib/log.ts";
 import {
   decodePng,
   PROBE_ALL_BLOCKED,
-  probeScript,
-  schemePage,
+  probeSite,
   servePages,
 } from "../helpers/capture_fixtures.ts";
 import { startRemoteChromium } from "../fixtures/remote_chromium.ts";
@@ -153,13 +152,9 @@ Deno.test("on a remote browser no request reaches a private address: checks and 
     args: ["--host-resolver-rules=MAP *.test 127.0.0.1"],
   });
   const secret = servePages();
-  let report: Record<string, string> | null = null;
-  const reported = Promise.withResolvers<void>();
+  const probe = probeSite(secret.port);
   const internet = servePages({
-    "/probe": () => html(schemePage(probeScript(secret.port))),
-    "/report": async (request) => (report = await request.json(), reported.resolve(), html("ok")),
-    // The page's load waits for this image, which waits for the report: the capture sees it.
-    "/after-report": async () => (await reported.promise, new Response(null, { status: 204 })),
+    ...probe.routes,
     "/redirect": () =>
       new Response(null, {
         status: 302,
@@ -207,7 +202,7 @@ Deno.test("on a remote browser no request reaches a private address: checks and 
         const result = await capturer.capture(job(`${site}/probe`));
         assert.equal(result.strategy, "chromium-remote");
         assert.equal(result.targetStatus, 200);
-        assert.deepEqual(report, PROBE_ALL_BLOCKED);
+        assert.deepEqual(probe.report(), PROBE_ALL_BLOCKED);
         const refused = log.lines.filter((l) => l.msg === "remote request refused")
           .map((l) => `${l.host}:${l.port}`);
         for (
@@ -225,7 +220,3 @@ Deno.test("on a remote browser no request reaches a private address: checks and 
     await secret.close();
   }
 });
-
-function html(body: string): Response {
-  return new Response(body, { headers: { "content-type": "text/html" } });
-}

@@ -1,6 +1,7 @@
 /** Pages for the real-Chromium capture tests, served on loopback, and a PNG pixel reader. */
 import { inflateSync } from "node:zlib";
 import { concatBytes } from "../../lib/bytes.ts";
+import { withTimeout } from "../../lib/timeout.ts";
 import { pngChunks, pngSize } from "./png.ts";
 
 export interface PageServer {
@@ -97,6 +98,37 @@ export function probeScript(secret: number): string {
 
 const html = (body: string, status = 200) =>
   new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8" } });
+
+/**
+ * Routes for the allowed "internet" server of a boundary test: /probe serves the probe page,
+ * /report keeps what a page posts there, and /after-report holds the page's load until the report
+ * arrived, so the capture sees it. `expectReport()` starts over before the next capture.
+ */
+export function probeSite(secret: number) {
+  let report: Record<string, string> | null = null;
+  let arrival = Promise.withResolvers<void>();
+  const routes: Record<string, Route> = {
+    "/probe": () => html(schemePage(probeScript(secret))),
+    "/report": async (request) => {
+      report = await request.json();
+      arrival.resolve();
+      return new Response("thanks");
+    },
+    "/after-report": async () => {
+      // Bounded: a page that never reports is still shot, and the test says what is missing.
+      await withTimeout(arrival.promise, 5_000, "probe report").catch(() => {});
+      return new Response(null, { status: 204 });
+    },
+  };
+  return {
+    routes,
+    report: () => report,
+    expectReport() {
+      report = null;
+      arrival = Promise.withResolvers<void>();
+    },
+  };
+}
 
 /** Default routes: "/", "/touch", "/missing" (404 page), "/hang" (never answers), "/cookie". */
 export function servePages(extra: Record<string, Route> = {}): PageServer {
