@@ -39,7 +39,7 @@ export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
         yield entry.value;
       }
     }
-    // Capped at the head's size: chunks left over from a torn write must not be read in.
+    // Capped at the head's size: chunks that disagree with their head are refused unbuffered.
     const bytes = await readCapped(chunks(), head.size);
     return bytes && count === head.chunks && bytes.byteLength === head.size ? bytes : null;
   }
