@@ -17,12 +17,14 @@
  * Deno KV in a temp dir; the floor page lives in a context of the capturer's own browser, found
  * by watching puppeteer.launch, so both sides go through the same egress proxy.
  */
-import puppeteer, { type Browser, type CDPSession } from "puppeteer-core";
+import puppeteer, { type Browser } from "puppeteer-core";
 import { createChromiumCapturer } from "../lib/capture/local/capturer.ts";
 import type { Capturer } from "../lib/capture/types.ts";
 import { createLogger } from "../lib/log.ts";
 import { openKvStore } from "../lib/store/deno_kv.ts";
 import { createTestApp } from "../tests/helpers/app.ts";
+import { openCdpFloor } from "./cdp_floor.ts";
+import { descendantsOf, loadAverage, median, procBytes, quantile } from "./measure.ts";
 
 const option = (name: string) =>
   Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -36,15 +38,8 @@ const GAP_MS = 450;
 const MB = 1024 * 1024;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
-const median = (values: number[]) => {
-  const s = sorted(values);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-};
-const p90 = (values: number[]) => sorted(values)[Math.floor(values.length * 0.9)];
+const p90 = (values: number[]) => quantile(values, 0.9);
 const fixed = (value: number, digits = 0) => value.toFixed(digits);
-const load = () => Deno.loadavg().map((v) => v.toFixed(2)).join(" ");
 
 // --- the pages -----------------------------------------------------------------------------
 const SIMPLE = `<!doctype html><html><head><meta charset="utf-8">` +
@@ -117,41 +112,13 @@ async function shoot(endpoint: string, body: Record<string, unknown>) {
   return { ms, json };
 }
 
-// --- memory --------------------------------------------------------------------------------
-function procField(pid: number, file: string, field: string): number {
-  try {
-    const text = Deno.readTextFileSync(`/proc/${pid}/${file}`);
-    return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(text)?.[1] ?? 0) * 1024;
-  } catch {
-    return 0; // the process exited meanwhile
-  }
-}
-
-/** The pid and every descendant, from the parent ids in /proc/<pid>/stat. */
-function processTree(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of Deno.readDirSync("/proc")) {
-    const pid = Number(entry.name);
-    if (!Number.isInteger(pid)) continue;
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(ppid, [...children.get(ppid) ?? [], pid]);
-    } catch {
-      // exited while listing
-    }
-  }
-  const tree = [root];
-  for (let i = 0; i < tree.length; i++) tree.push(...children.get(tree[i]) ?? []);
-  return tree;
-}
-
+// --- memory ---------------------------------------------------------------------------------
 /** One reading of both processes' memory. */
 function memorySample() {
   const pid = capturer.browserPid();
-  const tree = pid ? processTree(pid) : [];
+  const tree = pid ? [pid, ...descendantsOf(pid)] : [];
   const sum = (file: string, ...fields: string[]) =>
-    tree.reduce((total, p) => total + fields.reduce((t, f) => t + procField(p, file, f), 0), 0);
+    tree.reduce((total, p) => total + procBytes(p, file, ...fields), 0);
   return {
     renders,
     deno: Deno.memoryUsage().rss,
@@ -180,7 +147,7 @@ async function memory(): Promise<Memory> {
 }
 
 // --- (a) warm capture vs the floor ---------------------------------------------------------
-const loadStart = load();
+const loadStart = loadAverage();
 const benchStarted = performance.now();
 await shoot(service2.endpoint, { url: pageUrl() }); // launches the browser
 const browser = launched.at(-1);
@@ -189,15 +156,11 @@ const floorContext = await browser.createBrowserContext();
 const floorPage = await floorContext.newPage();
 await floorPage.setViewport({ width: 1920, height: 1080, deviceScaleFactor: 1 });
 await floorPage.emulateMediaFeatures([{ name: "prefers-color-scheme", value: "light" }]);
-const cdp: CDPSession = await floorPage.createCDPSession();
-await cdp.send("Page.enable");
+const cdpFloor = await openCdpFloor(floorPage);
 
 async function floor(url: string): Promise<number> {
   const started = performance.now();
-  const loaded = new Promise((resolve) => cdp.once("Page.loadEventFired", resolve));
-  await cdp.send("Page.navigate", { url });
-  await loaded;
-  await cdp.send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true });
+  await cdpFloor.capture(url);
   return performance.now() - started;
 }
 async function direct(url: string): Promise<number> {
@@ -287,7 +250,7 @@ await Promise.all([0, 1].map(async () => {
   }
 }));
 const late = await memory();
-const loadEnd = load();
+const loadEnd = loadAverage();
 const minutes = (performance.now() - benchStarted) / 60_000;
 
 // --- report --------------------------------------------------------------------------------
@@ -339,7 +302,7 @@ ${memoryRow("growth", growth)}
 
 ${footer}`);
 
-await cdp.detach();
+await cdpFloor.close();
 await floorContext.close();
 await service2.server.shutdown();
 await service4.server.shutdown();

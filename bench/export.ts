@@ -23,6 +23,7 @@ import { exportWithSharp, loadSharp } from "../lib/codecs/sharp.ts";
 import { exportWithWasm, initWasmCodecs } from "../lib/codecs/wasm.ts";
 import { encodeFixture, screenshotPixels } from "../tests/codecs/fixtures.ts";
 import { createTestApp } from "../tests/helpers/app.ts";
+import { median } from "./measure.ts";
 
 const SIZES = [
   { label: "1920x1080", width: 1920, height: 1080, runs: 5 },
@@ -31,11 +32,6 @@ const SIZES = [
 const LIGHT_RUNS = 12;
 const HEAVY_CONCURRENCY = 4;
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 const ms = (v: number) => v.toFixed(0);
 const kb = (v: number) => (v / 1024).toFixed(1);
 

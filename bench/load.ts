@@ -16,13 +16,8 @@ import { encodeFixture, screenshotPixels } from "../tests/codecs/fixtures.ts";
 import { logSummary, readLogWindow } from "./load_log.ts";
 import { type LoadOutcome, type Measured, printReport } from "./load_report.ts";
 import { Buffer, runLoad, type Scenario } from "./load_runner.ts";
-import {
-  loadAverage,
-  sampleMemory,
-  type Service,
-  spawnJsonChild,
-  startService,
-} from "./load_service.ts";
+import { loadAverage } from "./measure.ts";
+import { sampleMemory, type Service, spawnJsonChild, startService } from "./load_service.ts";
 import type { UpstreamInfo } from "./load_upstream.ts";
 
 const option = (name: string) =>

@@ -1,5 +1,5 @@
 /** The service's JSON-lines log, read back by `deno task load` (whole file, or one run's bytes). */
-import { median } from "./load_service.ts";
+import { median } from "./measure.ts";
 
 /** Lines of the service log at level error or warn, and their messages, counted. */
 export async function logSummary(logPath: string) {

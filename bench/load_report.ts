@@ -1,7 +1,8 @@
 /** The Markdown report of `deno task load` (bench/load.ts). */
 import { formatStatuses, type RunResult } from "./load_runner.ts";
 import type { LogWindow } from "./load_log.ts";
-import { loadAverage, type MemorySample } from "./load_service.ts";
+import type { MemorySample } from "./load_service.ts";
+import { loadAverage } from "./measure.ts";
 
 export type Measured = RunResult & { log: LogWindow };
 

@@ -3,12 +3,13 @@
  * (logs to a file, so writing them costs what it costs in production and nothing in the load
  * generator), and memory of the service and its Chromium read from /proc.
  */
+import { descendantsOf, procBytes, rssOf } from "./measure.ts";
 import { START_TASK_FLAGS } from "./start_flags.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 // Chromium launches in the background at start; 60 s covers a loaded machine.
 const READY_TIMEOUT_MS = 60_000;
-const MB = 1024;
+const MB = 1024 * 1024;
 
 export interface Service {
   pid: number;
@@ -79,10 +80,17 @@ export async function startService(env: Record<string, string>, logDir: string):
   throw new Error(`service not ready within ${READY_TIMEOUT_MS} ms (last /healthz: ${last})`);
 }
 
-/** A child process that prints one JSON line when it listens (bench/load_upstream.ts...). */
-export async function spawnJsonChild<T>(script: string, ...args: string[]) {
+/**
+ * A child process that prints one JSON line when it listens (bench/load_upstream.ts...), run
+ * with V8's defaults unless `v8Flags` are given.
+ */
+export async function spawnJsonChild<T>(
+  script: string,
+  options: { args?: string[]; v8Flags?: string } = {},
+) {
+  const flags = options.v8Flags ? [`--v8-flags=${options.v8Flags}`] : [];
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", script, ...args],
+    args: ["run", "-A", ...flags, script, ...options.args ?? []],
     cwd: ROOT,
     stdin: "null",
     stdout: "piped",
@@ -98,6 +106,7 @@ export async function spawnJsonChild<T>(script: string, ...args: string[]) {
   reader.releaseLock();
   const info = JSON.parse(text.split("\n")[0]) as T;
   return {
+    pid: child.pid,
     info,
     async stop() {
       child.kill("SIGTERM");
@@ -105,49 +114,6 @@ export async function spawnJsonChild<T>(script: string, ...args: string[]) {
       await child.stdout.cancel().catch(() => {});
     },
   };
-}
-
-function readStatusKb(pid: number, field: string): number {
-  try {
-    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-    return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
-  } catch {
-    return 0; // the process just exited
-  }
-}
-
-function pssKb(pid: number): number {
-  try {
-    const rollup = Deno.readTextFileSync(`/proc/${pid}/smaps_rollup`);
-    return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
-  } catch {
-    return 0;
-  }
-}
-
-/** Every process below `root` (Chromium's browser, zygotes, GPU, utility and renderers). */
-export function descendantsOf(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      const list = children.get(ppid) ?? [];
-      list.push(Number(entry.name));
-      children.set(ppid, list);
-    } catch {
-      // exited while we listed
-    }
-  }
-  const found: number[] = [];
-  const stack = [...(children.get(root) ?? [])];
-  while (stack.length) {
-    const pid = stack.pop()!;
-    found.push(pid);
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return found;
 }
 
 export interface MemorySample {
@@ -164,9 +130,9 @@ export interface MemorySample {
 export function sampleMemory(pid: number): MemorySample {
   const kids = descendantsOf(pid);
   return {
-    denoMb: readStatusKb(pid, "VmRSS") / MB,
-    chromiumRssMb: kids.reduce((sum, kid) => sum + readStatusKb(kid, "VmRSS"), 0) / MB,
-    chromiumPssMb: kids.reduce((sum, kid) => sum + pssKb(kid), 0) / MB,
+    denoMb: rssOf(pid) / MB,
+    chromiumRssMb: kids.reduce((sum, kid) => sum + rssOf(kid), 0) / MB,
+    chromiumPssMb: kids.reduce((sum, kid) => sum + procBytes(kid, "smaps_rollup", "Pss"), 0) / MB,
     chromiumProcesses: kids.length,
   };
 }
@@ -190,15 +156,4 @@ export function watchPeaks(pid: number, intervalMs = 250) {
       return { start, peak };
     },
   };
-}
-
-/** The 1, 5 and 15 minute load averages, as printed beside every figure. */
-export function loadAverage(): string {
-  return Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
-}
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }

@@ -10,7 +10,8 @@
  * A peer that cannot run here is reported in its section with the reason; the others still run.
  */
 import { Buffer } from "node:buffer";
-import { loadAverage, type Service, startService } from "./load_service.ts";
+import { type Service, startService } from "./load_service.ts";
+import { loadAverage } from "./measure.ts";
 import { captureSideBySide } from "./peers_capture.ts";
 import { type ExportInput, exportSideBySide, syntheticInput } from "./peers_export.ts";
 import { proxySideBySide } from "./peers_proxy.ts";

@@ -6,9 +6,11 @@
  * Page.captureScreenshot on one reused page). Every tool uses Debian's /usr/bin/chromium.
  */
 import captureWebsite from "capture-website";
-import puppeteer, { type Browser, type CDPSession } from "puppeteer-core";
+import puppeteer, { type Browser } from "puppeteer-core";
 import sharp from "sharp";
-import { median, type Service } from "./load_service.ts";
+import type { Service } from "./load_service.ts";
+import { openCdpFloor } from "./cdp_floor.ts";
+import { median } from "./measure.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 // The service's own launch flags (lib/capture/local/browser.ts) minus its egress proxy; puppeteer
@@ -97,7 +99,7 @@ export async function servePages(): Promise<PageServer> {
   };
 }
 
-/** The floor: one browser, one reused page, cache off; navigate, load event, screenshot. */
+/** The CDP floor in a browser of its own, launched like the others, with the HTTP cache off. */
 async function openFloor() {
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
@@ -109,24 +111,8 @@ async function openFloor() {
     defaultViewport: { ...VIEWPORT, deviceScaleFactor: 1 },
     args: FLAGS,
   });
-  const page = await browser.newPage();
-  const cdp: CDPSession = await page.createCDPSession();
-  await cdp.send("Page.enable");
-  await cdp.send("Network.enable");
-  await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
-  return {
-    async capture(url: string) {
-      const loaded = new Promise((resolve) => cdp.once("Page.loadEventFired", resolve));
-      await cdp.send("Page.navigate", { url });
-      await loaded;
-      const { data } = await cdp.send("Page.captureScreenshot", {
-        format: "png",
-        optimizeForSpeed: true,
-      });
-      return data.length * 3 / 4;
-    },
-    close: () => browser.close(),
-  };
+  const floor = await openCdpFloor(await browser.newPage(), { cacheDisabled: true });
+  return { capture: floor.capture, close: () => browser.close() };
 }
 
 const websiteOptions = (browser?: Browser) => ({

@@ -18,7 +18,7 @@ import {
   type QualityPreset,
 } from "../lib/codecs/presets.ts";
 import { encodeFixture, screenshotPixels } from "../tests/codecs/fixtures.ts";
-import { median } from "./load_service.ts";
+import { median } from "./measure.ts";
 
 export interface ExportInput {
   label: string;

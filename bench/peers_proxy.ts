@@ -2,10 +2,13 @@
  * Proxy, side by side (part of `deno task bench:peers`): a 200 MB video and a 1 MB image from
  * one local upstream (bench/load_upstream.ts), fetched directly, through this service's
  * /api/image-proxy (bench/proxy_server.ts: the app with its media origin pointed at that
- * upstream) and through nginx (apt) as a plain reverse proxy to the same upstream.
+ * upstream) and through nginx (apt) as a plain reverse proxy to the same upstream. The
+ * downloads and their rounds are bench/proxy.ts's, so both benches measure throughput one way.
  */
-import { median, spawnJsonChild } from "./load_service.ts";
-import type { UpstreamInfo } from "./load_upstream.ts";
+import { freePort, spawnJsonChild } from "./load_service.ts";
+import { MEDIA_KB, type UpstreamInfo } from "./load_upstream.ts";
+import { median } from "./measure.ts";
+import { download, interleavedRounds, mbps } from "./proxy.ts";
 
 const BIG_MB = 200;
 const NGINX = "/usr/sbin/nginx";
@@ -15,9 +18,7 @@ const NGINX = "/usr/sbin/nginx";
  * `buffering: false` adds `proxy_buffering off;`, the usual tweak for large media.
  */
 async function startNginx(upstreamPort: number, dir: string, buffering: boolean) {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = listener.addr.port;
-  listener.close();
+  const port = freePort();
   // What a user writes for "a reverse proxy": defaults kept (proxy buffering on, access log on).
   const config = `daemon off;
 worker_processes auto;
@@ -72,29 +73,6 @@ http {
   throw new Error(`nginx did not start: ${new TextDecoder().decode(stderr).trim()}`);
 }
 
-/** Fetches `url`, reading the whole body: ms to the first body byte, total ms and bytes. */
-async function download(url: string) {
-  const started = performance.now();
-  const res = await fetch(url);
-  if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status}`);
-  const reader = res.body!.getReader();
-  let ttfb = 0;
-  let bytes = 0;
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      if (bytes === 0) ttfb = performance.now() - started;
-      bytes += value.byteLength;
-    }
-  } catch (error) {
-    throw new Error(`${url}: body cut after ${bytes} bytes`, { cause: error });
-  }
-  return { ttfb, ms: performance.now() - started, bytes };
-}
-
-type Download = Awaited<ReturnType<typeof download>>;
-
 /** The proxy comparison; returns the Markdown table, or why nginx could not run. */
 export async function proxySideBySide(rounds: number, smallRuns: number): Promise<string> {
   try {
@@ -108,11 +86,9 @@ export async function proxySideBySide(rounds: number, smallRuns: number): Promis
   ];
   const upstream = await spawnJsonChild<UpstreamInfo>("bench/load_upstream.ts");
   const upstreamOrigin = `http://127.0.0.1:${upstream.info.pagesPort}`;
-  const service = await spawnJsonChild<{ port: number }>(
-    "bench/proxy_server.ts",
-    "service",
-    upstreamOrigin,
-  );
+  const service = await spawnJsonChild<{ port: number }>("bench/proxy_server.ts", {
+    args: ["service", upstreamOrigin],
+  });
   const nginx: Awaited<ReturnType<typeof startNginx>>[] = [];
   try {
     nginx.push(await startNginx(upstream.info.pagesPort, dirs[0], true));
@@ -126,32 +102,22 @@ export async function proxySideBySide(rounds: number, smallRuns: number): Promis
     });
     const big = paths(`/media/bench.mp4?mb=${BIG_MB}`);
     const small = paths("/media/photo.jpg");
-    const results: Record<string, { big: Download[]; small: Download[] }> = {};
-    for (const name of Object.keys(big)) results[name] = { big: [], small: [] };
     // Warm-up: connection pools, JIT, nginx workers.
     for (const name of Object.keys(big)) {
       await download(paths("/media/bench.mp4?mb=20")[name]);
       for (let i = 0; i < 5; i++) await download(small[name]);
     }
-    for (let round = 0; round < rounds; round++) {
-      for (const name of Object.keys(big)) {
-        const result = await download(big[name]);
-        if (result.bytes !== BIG_MB * 2 ** 20) throw new Error(`${name}: short body`);
-        results[name].big.push(result);
-      }
-    }
-    for (let i = 0; i < smallRuns; i++) {
-      for (const name of Object.keys(small)) results[name].small.push(await download(small[name]));
-    }
-    const stat = (name: string) => {
-      const r = results[name];
-      return {
-        mbps: median(r.big.map((x) => x.bytes / 2 ** 20 / (x.ms / 1000))),
-        bigTtfb: median(r.big.map((x) => x.ttfb)),
-        smallMs: median(r.small.map((x) => x.ms)),
-        smallTtfb: median(r.small.map((x) => x.ttfb)),
-      };
-    };
+    const bigResults = await interleavedRounds(big, { rounds, bytes: BIG_MB * 2 ** 20 });
+    const smallResults = await interleavedRounds(small, {
+      rounds: smallRuns,
+      bytes: MEDIA_KB * 1024,
+    });
+    const stat = (name: string) => ({
+      mbps: median(bigResults[name].map(mbps)),
+      bigTtfb: median(bigResults[name].map((x) => x.ttfb)),
+      smallMs: median(smallResults[name].map((x) => x.ms)),
+      smallTtfb: median(smallResults[name].map((x) => x.ttfb)),
+    });
     const s = {
       direct: stat("direct"),
       service: stat("service"),

@@ -8,8 +8,11 @@
  *
  *   deno run -A bench/proxy.ts [--rounds=3] [--service-v8-flags=<flags>|none]
  *
- * The service runs with the V8 flags of `deno task start` unless others are given.
+ * The service runs with the V8 flags of `deno task start` unless others are given. `download`
+ * and `interleavedRounds` are the one throughput measurement; bench/peers_proxy.ts reuses them.
  */
+import { spawnJsonChild } from "./load_service.ts";
+import { cpuSecondsOf, median, quantile, rssOf } from "./measure.ts";
 import { START_V8_FLAGS } from "./start_flags.ts";
 
 const option = (name: string) =>
@@ -21,108 +24,110 @@ const SERVICE_V8_FLAGS = requestedV8Flags === "none" ? undefined : requestedV8Fl
 const LOOKUPS = 500;
 const RSS_SAMPLE_MS = 10;
 const MB = 1024 * 1024;
-const SERVER = new URL("./proxy_server.ts", import.meta.url).pathname;
-const CONFIG = new URL("../deno.json", import.meta.url).pathname;
+const SERVER = "bench/proxy_server.ts";
 
-interface Child {
-  process: Deno.ChildProcess;
-  origin: string;
+export interface Download {
+  /** ms to the first body byte. */
+  ttfb: number;
+  /** ms to the last body byte. */
+  ms: number;
+  bytes: number;
+  /** With a watched process: its peak RSS (bytes) and the CPU seconds it used meanwhile. */
+  peakRss?: number;
+  cpuSeconds?: number;
 }
 
-async function spawn(v8Flags: string | undefined, ...args: string[]): Promise<Child> {
-  const flags = v8Flags ? [`--v8-flags=${v8Flags}`] : [];
-  const process = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...flags, "--config", CONFIG, SERVER, ...args],
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = process.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let line = "";
-  while (!line.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`bench server ${args[0]} exited before listening`);
-    line += value;
-  }
-  reader.releaseLock();
-  const { port } = JSON.parse(line.split("\n")[0]);
-  return { process, origin: `http://127.0.0.1:${port}` };
-}
-
-async function stop(child: Child) {
-  child.process.kill("SIGTERM");
-  await child.process.status;
-  await child.process.stdout.cancel().catch(() => {});
-}
-
-/** User + system CPU seconds the process has used so far. */
-function cpuOf(pid: number): number {
-  const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-function rssOf(pid: number): number {
-  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
-}
-
-/** Downloads `url`, counting bytes; returns seconds taken and the peak RSS seen meanwhile. */
-async function download(url: string, watchPid?: number) {
+/** Fetches `url`, reading the whole body; with `watchPid`, that process's RSS and CPU too. */
+export async function download(url: string, watchPid?: number): Promise<Download> {
+  const cpuBefore = watchPid ? cpuSecondsOf(watchPid) : 0;
   let peak = watchPid ? rssOf(watchPid) : 0;
   const sampler = watchPid
     ? setInterval(() => (peak = Math.max(peak, rssOf(watchPid))), RSS_SAMPLE_MS)
     : undefined;
   const started = performance.now();
-  const res = await fetch(url);
-  if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status}`);
-  let bytes = 0;
-  for await (const chunk of res.body!) bytes += chunk.byteLength;
-  const seconds = (performance.now() - started) / 1000;
-  clearInterval(sampler);
-  if (watchPid) peak = Math.max(peak, rssOf(watchPid));
-  return { seconds, bytes, peak };
+  try {
+    const res = await fetch(url);
+    if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status}`);
+    const reader = res.body!.getReader();
+    let ttfb = 0;
+    let bytes = 0;
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        if (bytes === 0) ttfb = performance.now() - started;
+        bytes += value.byteLength;
+      }
+    } catch (error) {
+      throw new Error(`${url}: body cut after ${bytes} bytes`, { cause: error });
+    }
+    const ms = performance.now() - started;
+    if (!watchPid) return { ttfb, ms, bytes };
+    peak = Math.max(peak, rssOf(watchPid));
+    return { ttfb, ms, bytes, peakRss: peak, cpuSeconds: cpuSecondsOf(watchPid) - cpuBefore };
+  } finally {
+    clearInterval(sampler);
+  }
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+/**
+ * Throughput of the same large body over several paths (direct, through the proxy, through a
+ * peer...): every round downloads each path once, in the same order, so machine load hits all
+ * of them alike. Every body must be exactly `bytes` long.
+ */
+export async function interleavedRounds(
+  paths: Record<string, string>,
+  options: { rounds: number; bytes: number; watch?: { path: string; pid: number } },
+): Promise<Record<string, Download[]>> {
+  const results: Record<string, Download[]> = {};
+  for (const name of Object.keys(paths)) results[name] = [];
+  for (let round = 0; round < options.rounds; round++) {
+    for (const [name, url] of Object.entries(paths)) {
+      const pid = options.watch?.path === name ? options.watch.pid : undefined;
+      const result = await download(url, pid);
+      if (result.bytes !== options.bytes) throw new Error(`${name}: short body`);
+      results[name].push(result);
+    }
+  }
+  return results;
 }
+
+/** MB/s of one download. */
+export const mbps = (d: Download) => d.bytes / MB / (d.ms / 1000);
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
 
 async function main() {
-  const upstream = await spawn(undefined, "upstream");
-  const service = await spawn(SERVICE_V8_FLAGS, "service", upstream.origin);
-  const pid = service.process.pid;
+  const upstream = await spawnJsonChild<{ port: number }>(SERVER, { args: ["upstream"] });
+  const upstreamOrigin = `http://127.0.0.1:${upstream.info.port}`;
+  const service = await spawnJsonChild<{ port: number }>(SERVER, {
+    args: ["service", upstreamOrigin],
+    v8Flags: SERVICE_V8_FLAGS,
+  });
+  const origin = `http://127.0.0.1:${service.info.port}`;
+  const pid = service.pid;
   const video = encodeURIComponent("https://video.twimg.com/ext_tw_video/1/pu/vid/bench.mp4");
-  const direct = `${upstream.origin}/bench.mp4`;
-  const proxied = `${service.origin}/api/image-proxy?url=${video}`;
-  const raw = `${service.origin}/__bench/raw`;
+  const direct = `${upstreamOrigin}/bench.mp4`;
+  const proxied = `${origin}/api/image-proxy?url=${video}`;
+  const raw = `${origin}/__bench/raw`;
   try {
     // Warm-up: JIT, connection pools and the allocator, so the baseline is the steady state.
     await download(`${direct}?mb=20`);
     await download(`${proxied}${encodeURIComponent("?mb=20")}`);
     const baseline = rssOf(pid);
 
-    const directMbps: number[] = [];
-    const proxyMbps: number[] = [];
-    const rawMbps: number[] = [];
-    const growths: number[] = [];
-    let proxyCpu = 0;
-    for (let round = 0; round < ROUNDS; round++) {
-      const d = await download(direct);
-      const cpu = cpuOf(pid);
-      const p = await download(proxied, pid);
-      proxyCpu += cpuOf(pid) - cpu;
-      const r = await download(raw);
-      if ([d, p, r].some((x) => x.bytes !== 200 * MB)) throw new Error("short download");
-      directMbps.push(d.bytes / MB / d.seconds);
-      proxyMbps.push(p.bytes / MB / p.seconds);
-      rawMbps.push(r.bytes / MB / r.seconds);
-      growths.push((p.peak - baseline) / MB);
-    }
+    const rounds = await interleavedRounds({ direct, proxied, raw }, {
+      rounds: ROUNDS,
+      bytes: 200 * MB,
+      watch: { path: "proxied", pid },
+    });
+    const directMbps = rounds.direct.map(mbps);
+    const proxyMbps = rounds.proxied.map(mbps);
+    const rawMbps = rounds.raw.map(mbps);
+    const growths = rounds.proxied.map((p) => (p.peakRss! - baseline) / MB);
+    const proxyCpu = rounds.proxied.reduce((sum, p) => sum + p.cpuSeconds!, 0);
 
-    const lookup = `${service.origin}/api/post/20`;
+    const lookup = `${origin}/api/post/20`;
     await (await fetch(lookup)).arrayBuffer(); // the miss that fills the cache
     const latencies: number[] = [];
     for (let i = 0; i < LOOKUPS; i++) {
@@ -132,7 +137,6 @@ async function main() {
       if (res.status !== 200) throw new Error(`post lookup: HTTP ${res.status}`);
       latencies.push(performance.now() - started);
     }
-    const sorted = [...latencies].sort((a, b) => a - b);
 
     const ratio = median(proxyMbps) / median(directMbps);
     const growth = Math.max(...growths);
@@ -158,7 +162,7 @@ async function main() {
         `${fmt(lookupMs, 2)} ms`,
         check(lookupMs < 5, "< 5 ms"),
       ],
-      ["Cached post lookup, p95", `${fmt(sorted[Math.floor(LOOKUPS * 0.95)], 2)} ms`, ""],
+      ["Cached post lookup, p95", `${fmt(quantile(latencies, 0.95), 2)} ms`, ""],
     ];
     const flags = SERVICE_V8_FLAGS ? `service V8 flags ${SERVICE_V8_FLAGS}` : "default V8 flags";
     console.log(`Media proxy and post lookups (${ROUNDS} alternating rounds, medians, ${flags})\n`);
@@ -170,8 +174,8 @@ async function main() {
         `raw pass-through ${rawMbps.map((v) => fmt(v)).join(", ")}`,
     );
   } finally {
-    await stop(service);
-    await stop(upstream);
+    await service.stop();
+    await upstream.stop();
   }
 }
 

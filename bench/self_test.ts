@@ -8,7 +8,7 @@ import puppeteer from "puppeteer-core";
 import { createChromiumCapturer } from "../lib/capture/local/capturer.ts";
 import { runBoundarySelfTest } from "../lib/capture/local/self_test.ts";
 import { createLogger } from "../lib/log.ts";
-import { median } from "./load_service.ts";
+import { median } from "./measure.ts";
 
 const RUNS = 10;
 const LAUNCHES = 5;

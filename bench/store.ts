@@ -15,6 +15,7 @@ import { SYSTEM_CLOCK } from "../lib/store/store.ts";
 import { createUpstashStore } from "../lib/store/upstash_redis.ts";
 import { startRedisServer } from "../tests/fixtures/redis_server.ts";
 import { startUpstashGateway } from "../tests/fixtures/upstash_gateway.ts";
+import { median, quantile } from "./measure.ts";
 
 // A full-page PNG capture is typically 0.5-2 MB (README, Performance); random bytes do not compress.
 const BLOB_BYTES = 1_000_000;
@@ -47,11 +48,8 @@ async function timeAlternating(
       if (i >= 0) samples[index].push(performance.now() - start);
     }
   }
-  return samples.map((s) => s.sort((a, b) => a - b));
+  return samples;
 }
-
-const quantile = (sorted: number[], q: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 
 async function measure(backends: [string, Store][]): Promise<Row[]> {
   const post = { id: "1234567890", text: "a cached post lookup ".repeat(40), likes: 42 };
@@ -102,13 +100,13 @@ async function main() {
       "| Backend | getValue median (ms) | getValue p95 (ms) | getBlob 1 MB median (ms) | getBlob 1 MB p95 (ms) |",
       "|---|---:|---:|---:|---:|",
       ...rows.map((r) =>
-        `| ${r.backend} | ${ms(quantile(r.value, 0.5))} | ${ms(quantile(r.value, 0.95))} | ` +
-        `${ms(quantile(r.blob, 0.5))} | ${ms(quantile(r.blob, 0.95))} |`
+        `| ${r.backend} | ${ms(median(r.value))} | ${ms(quantile(r.value, 0.95))} | ` +
+        `${ms(median(r.blob))} | ${ms(quantile(r.blob, 0.95))} |`
       ),
       "",
       `Upstash / KV median ratio: getValue ${
-        (quantile(rows[1].value, 0.5) / quantile(rows[0].value, 0.5)).toFixed(1)
-      }x, getBlob ${(quantile(rows[1].blob, 0.5) / quantile(rows[0].blob, 0.5)).toFixed(1)}x.`,
+        (median(rows[1].value) / median(rows[0].value)).toFixed(1)
+      }x, getBlob ${(median(rows[1].blob) / median(rows[0].blob)).toFixed(1)}x.`,
     ];
     console.log(lines.join("\n"));
   } finally {

@@ -5,6 +5,7 @@
  */
 import type { HTTPRequest, HTTPResponse, Page } from "puppeteer-core";
 import { ApiError } from "../errors.ts";
+import { withTimeout } from "../timeout.ts";
 import type { EgressSession } from "./network/egress_proxy.ts";
 import { EGRESS_MARKER_HEADER } from "./network/egress_proxy.ts";
 import { refusalError } from "./errors.ts";
@@ -185,10 +186,4 @@ function hostOf(url: string): string {
   } catch {
     return "";
   }
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => timer = setTimeout(() => reject(onTimeout()), ms));
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }

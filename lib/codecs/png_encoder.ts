@@ -4,6 +4,7 @@
  * `@jsquash/png` never filters and oxipng is far too slow, hence this small encoder.
  */
 import { deflateSync } from "node:zlib";
+import { concatBytes } from "../bytes.ts";
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const COLOR_TYPE = { 3: 2, 4: 6 } as const; // truecolour, truecolour with alpha
@@ -31,13 +32,7 @@ export function encodePng(image: PngInput, level: number): Uint8Array<ArrayBuffe
     pngChunk("IDAT", new Uint8Array(idat.buffer, idat.byteOffset, idat.byteLength)),
     pngChunk("IEND", new Uint8Array(0)),
   ];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 /** The filtered scanlines (filter byte + row), choosing the filter per row. */

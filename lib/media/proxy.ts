@@ -1,5 +1,6 @@
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { abortAfter } from "../timeout.ts";
 import { allowedMediaHost, isServableMediaType } from "./allowlist.ts";
 import { guardedStream } from "./guarded_stream.ts";
 import type { MediaHost, Upstreams } from "../upstreams.ts";
@@ -61,27 +62,28 @@ export async function proxyMedia(deps: MediaProxyDeps, req: MediaRequest): Promi
   req.signal.addEventListener("abort", onClientGone, { once: true });
   if (req.signal.aborted) onClientGone();
   // Bounded wait for headers across all redirect hops; the body has its own idle timeout.
-  const timer = setTimeout(() => upstream.abort(headerTimeout), upstreams.mediaHeaderTimeoutMs);
+  const headerDeadline = abortAfter(upstreams.mediaHeaderTimeoutMs, headerTimeout);
+  const signal = AbortSignal.any([upstream.signal, headerDeadline.signal]);
 
   let res: Response;
   let host: MediaHost;
   try {
-    ({ res, host } = await fetchFollowingRedirects(deps, req, upstream.signal));
+    ({ res, host } = await fetchFollowingRedirects(deps, req, signal));
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    if (upstream.signal.reason === headerTimeout) {
+    if (signal.reason === headerTimeout) {
       throw new ApiError(500, "upstream_timeout", "The media host did not answer in time.", {
         hint: `No response within ${upstreams.mediaHeaderTimeoutMs} ms; retry later.`,
       });
     }
-    if (upstream.signal.reason !== clientGone) {
+    if (signal.reason !== clientGone) {
       deps.log.warn("media fetch failed", { host: req.host, error });
     }
     throw new ApiError(500, "upstream_failed", "The media file could not be fetched.", {
       hint: "The media host could not be reached; retry later.",
     });
   } finally {
-    clearTimeout(timer);
+    headerDeadline.clear();
   }
 
   if (res.status !== 200 && res.status !== 206 && res.status !== 304) {

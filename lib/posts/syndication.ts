@@ -9,7 +9,9 @@
  * upstream can be injected; (3) a non-JSON error body makes it throw a TypeError, and its error
  * messages embed the upstream URL. The request itself (URL, features, token) is unchanged.
  */
+import { readCapped } from "../bytes.ts";
 import { ApiError } from "../errors.ts";
+import { abortAfter } from "../timeout.ts";
 
 /** The `features` flags react-tweet sends; the interface shapes its payload by them. */
 export const SYNDICATION_FEATURES = [
@@ -79,13 +81,12 @@ export interface FetchPostOptions {
 export async function fetchPost(
   { fetch: fetchFn, origin, id, timeoutMs }: FetchPostOptions,
 ): Promise<PostLookup> {
-  const controller = new AbortController();
   const timeout = new Error("syndication timeout");
   // Bounded so a hanging upstream cannot hold the editor (or coalesced callers) indefinitely.
-  const timer = setTimeout(() => controller.abort(timeout), timeoutMs);
+  using deadline = abortAfter(timeoutMs, timeout);
   try {
     const res = await fetchFn(syndicationUrl(origin, id), {
-      signal: controller.signal,
+      signal: deadline.signal,
       headers: { Accept: "application/json" },
     });
     if (res.status === 404) {
@@ -100,10 +101,10 @@ export async function fetchPost(
       await res.body?.cancel();
       throw upstreamFailed("The syndication service answered with something other than JSON.");
     }
-    return classify(parseJson(await readCapped(res)));
+    return classify(parseJson(await readBody(res)));
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    if (controller.signal.reason === timeout) {
+    if (deadline.signal.reason === timeout) {
       throw new ApiError(
         500,
         "upstream_timeout",
@@ -114,8 +115,6 @@ export async function fetchPost(
       );
     }
     throw upstreamFailed("The syndication service could not be reached; retry later.");
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -123,32 +122,11 @@ function upstreamFailed(hint: string): ApiError {
   return new ApiError(500, "upstream_failed", "The post could not be fetched.", { hint });
 }
 
-async function readCapped(res: Response): Promise<string> {
-  const reader = res.body?.getReader();
-  if (!reader) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_PAYLOAD_BYTES) {
-      await reader.cancel();
-      throw upstreamFailed("The syndication service sent an oversized answer.");
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(concat(chunks, size));
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+async function readBody(res: Response): Promise<string> {
+  if (!res.body) return "";
+  const bytes = await readCapped(res.body, MAX_PAYLOAD_BYTES);
+  if (!bytes) throw upstreamFailed("The syndication service sent an oversized answer.");
+  return new TextDecoder().decode(bytes);
 }
 
 function parseJson(text: string): unknown {

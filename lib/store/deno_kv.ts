@@ -1,3 +1,4 @@
+import { readCapped } from "../bytes.ts";
 import type { BlobHead, Clock, Store, StoredBlob, StoreKey, WindowVerdict } from "./store.ts";
 
 // KV values are capped at 64 KiB; leave room for the key and encoding overhead.
@@ -31,16 +32,16 @@ export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
   }
 
   async function readChunks(head: BlobHead): Promise<Uint8Array | null> {
-    const bytes = new Uint8Array(head.size);
-    let offset = 0;
     let count = 0;
-    for await (const entry of kv.list<Uint8Array>({ prefix: chunkPrefix(head.version) })) {
-      if (offset + entry.value.byteLength > head.size) return null;
-      bytes.set(entry.value, offset);
-      offset += entry.value.byteLength;
-      count++;
+    async function* chunks() {
+      for await (const entry of kv.list<Uint8Array>({ prefix: chunkPrefix(head.version) })) {
+        count++;
+        yield entry.value;
+      }
     }
-    return count === head.chunks && offset === head.size ? bytes : null;
+    // Capped at the head's size: chunks that disagree with their head are refused unbuffered.
+    const bytes = await readCapped(chunks(), head.size);
+    return bytes && count === head.chunks && bytes.byteLength === head.size ? bytes : null;
   }
 
   return {

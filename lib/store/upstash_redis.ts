@@ -1,4 +1,5 @@
 import { Redis } from "@upstash/redis";
+import { concatBytes } from "../bytes.ts";
 import type { Logger } from "../log.ts";
 import type { BlobHead, Clock, Store, StoredBlob, StoreKey, WindowVerdict } from "./store.ts";
 import {
@@ -90,14 +91,8 @@ export function createUpstashStore(options: UpstashStoreOptions): Store {
     const parts = await mapLimited(chunkKeys(head), (key) => bulk.get<string>(key));
     if (parts.some((part) => part === null)) return null;
     const decoded = parts.map((part) => Uint8Array.fromBase64(part as string));
-    const bytes = new Uint8Array(head.size);
-    let offset = 0;
-    for (const part of decoded) {
-      if (offset + part.byteLength > head.size) return null;
-      bytes.set(part, offset);
-      offset += part.byteLength;
-    }
-    return offset === head.size ? bytes : null;
+    const size = decoded.reduce((sum, part) => sum + part.byteLength, 0);
+    return size === head.size ? concatBytes(decoded) : null;
   }
 
   async function retire(previous: BlobHead) {

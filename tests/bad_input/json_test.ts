@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { concatBytes } from "../../lib/bytes.ts";
 import { parseTargetUrl } from "../../lib/capture/target_url.ts";
 import type { ErrorCode } from "../../lib/errors.ts";
 import { createCaptureApp } from "../helpers/capture_app.ts";
@@ -43,12 +44,9 @@ async function expectRefusal(
 
 /** Text and raw bytes joined into one body. */
 function bytes(...parts: (string | number[])[]): Uint8Array<ArrayBuffer> {
-  const chunks = parts.map((p) =>
-    typeof p === "string" ? new TextEncoder().encode(p) : new Uint8Array(p)
+  return concatBytes(
+    parts.map((p) => typeof p === "string" ? new TextEncoder().encode(p) : new Uint8Array(p)),
   );
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  chunks.reduce((offset, c) => (out.set(c, offset), offset + c.length), 0);
-  return out;
 }
 
 /** The `code` of an envelope, without consuming the response. */

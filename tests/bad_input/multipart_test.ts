@@ -5,10 +5,11 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { concatBytes } from "../../lib/bytes.ts";
 import { sniffKind } from "../../lib/codecs/image_info.ts";
 import { createTestApp } from "../helpers/app.ts";
 import { assertEnvelope } from "../helpers/envelope.ts";
-import { concat, pngDeclaring, validPng } from "../fixtures/bad_images.ts";
+import { pngDeclaring, validPng } from "../fixtures/bad_images.ts";
 import { within10s } from "../helpers/fault_checks.ts";
 
 const MAGIC = {
@@ -21,7 +22,7 @@ const MAGIC = {
 const fileBytes = fc.oneof(
   fc.uint8Array({ maxLength: 512 }),
   fc.tuple(fc.constantFrom(...Object.values(MAGIC)), fc.uint8Array({ maxLength: 256 })).map(
-    ([magic, rest]) => concat(magic, rest),
+    ([magic, rest]) => concatBytes([magic, rest]),
   ),
   fc.tuple(fc.integer({ min: 1, max: 48 }), fc.integer({ min: 1, max: 48 })).map(([w, h]) =>
     validPng(w, h)

@@ -10,7 +10,12 @@ import { MEDIA_HOSTS } from "../../lib/upstreams.ts";
 import { createCaptureApp } from "../helpers/capture_app.ts";
 import { assertEnvelope } from "../helpers/envelope.ts";
 import { appWithUpstreams, startUpstream, TINY_PNG } from "../fixtures/loopback_upstream.ts";
-import { CAPTURE_SSRF, MEDIA_EQUIVALENTS, MEDIA_TRICKS } from "../fixtures/ssrf_corpus.ts";
+import {
+  CAPTURE_SSRF,
+  MEDIA_EQUIVALENTS,
+  MEDIA_TRICKS,
+  MEDIA_UNPARSEABLE,
+} from "../fixtures/ssrf_corpus.ts";
 import { within10s } from "../helpers/fault_checks.ts";
 
 async function assertHealthy(app: { request(path: string): Response | Promise<Response> }) {
@@ -64,13 +69,20 @@ async function mediaHosts() {
   };
 }
 
-Deno.test("allowlist tricks are 403 or 400 and reach no media host", async () => {
+Deno.test("allowlist tricks are 403, unparseable URLs 400, and neither reaches a media host", async () => {
   await using m = await mediaHosts();
   for (const [url, trick] of MEDIA_TRICKS) {
     const res = await m.proxy(url);
-    const expected = res.status === 403 ? "forbidden_domain" : "invalid_url";
-    if (url === "") await assertEnvelope(m.app, res, 400, "invalid_request");
-    else await assertEnvelope(m.app, res, res.status === 403 ? 403 : 400, expected);
+    assert.equal(res.status, 403, `${trick}: ${JSON.stringify(url)}`);
+    assert.equal(res.headers.get("access-control-allow-origin"), "*", trick);
+    const body = await assertEnvelope(m.app, res, 403, "forbidden_domain");
+    assert.match(String(body.hint), /pbs\.twimg\.com/, "the hint names the allowed hosts");
+    assert.equal(m.hits(), 0, `${trick}: ${JSON.stringify(url)} reached an upstream`);
+  }
+  for (const [url, trick] of MEDIA_UNPARSEABLE) {
+    const res = await m.proxy(url);
+    assert.equal(res.status, 400, `${trick}: ${JSON.stringify(url)}`);
+    await assertEnvelope(m.app, res, 400, "invalid_url");
     assert.equal(m.hits(), 0, `${trick}: ${JSON.stringify(url)} reached an upstream`);
   }
   await assertHealthy(m.app);
@@ -85,7 +97,7 @@ Deno.test("spellings that normalise to an allowlisted host are fetched from that
     assert.equal(res.headers.get("content-type"), "image/png");
     await res.body?.cancel();
     assert.equal(m.hosts[host].seen.length, before + 1, why);
-    assert.equal(m.hosts[host].seen.at(-1)?.url.pathname, "/x.jpg", why);
+    assert.equal(m.hosts[host].seen.at(-1)?.url.pathname, new URL(url).pathname, why);
   }
   assert.equal(m.hits(), MEDIA_EQUIVALENTS.length, "no other host was asked");
 });

@@ -9,59 +9,21 @@ import { createChromiumCapturer } from "../../lib/capture/local/capturer.ts";
 import type { Dialer } from "../../lib/capture/network/egress_policy.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
-import { schemePage, servePages } from "../helpers/capture_fixtures.ts";
+import {
+  PROBE_ALL_BLOCKED,
+  probeSite,
+  schemePage,
+  servePages,
+} from "../helpers/capture_fixtures.ts";
 
 const PUBLIC_IP = "93.184.215.14";
-
-/** What the probe page tries from an allowed origin; every attempt must fail. */
-function probeScript(secret: number): string {
-  return `<script>
-  const results = {};
-  const attempt = (name, run) => run().then((v) => results[name] = v, () => results[name] = "blocked");
-  const image = (src) => () => new Promise((ok, fail) => {
-    const img = new Image(); img.onload = () => ok("loaded"); img.onerror = fail; img.src = src;
-  });
-  const socket = (url) => () => new Promise((ok, fail) => {
-    const ws = new WebSocket(url); ws.onopen = () => ok("open"); ws.onerror = fail;
-  });
-  const worker = () => new Promise((ok, fail) => {
-    const code = 'fetch("http://127.0.0.1:${secret}/worker").then(() => postMessage("reached"),' +
-      ' () => postMessage("blocked"))';
-    const w = new Worker(URL.createObjectURL(new Blob([code])));
-    w.onmessage = (e) => e.data === "reached" ? ok("reached") : fail();
-  });
-  const frame = document.createElement("iframe");
-  frame.src = "http://evil.test:${secret}/frame";
-  document.body.append(frame);
-  Promise.all([
-    attempt("fetch", () => fetch("http://127.0.0.1:${secret}/fetch").then((r) => "status " + r.status)),
-    attempt("fetchName", () => fetch("http://evil.test:${secret}/name").then(() => "reached")),
-    attempt("fetchMetadata", () => fetch("http://169.254.169.254/latest/meta-data/").then(() => "reached")),
-    attempt("image", image("http://localhost:${secret}/img")),
-    attempt("websocket", socket("ws://127.0.0.1:${secret}/ws")),
-    attempt("secureWebsocket", socket("wss://evil.test/ws")),
-    attempt("worker", worker),
-  ]).then(() => fetch("/report", { method: "POST", body: JSON.stringify(results) }));
-</script><img src="/after-report">`;
-}
 
 function boundaryFixture() {
   const secret = servePages({ "/": () => new Response(schemePage()) });
   // The page under test posts what it saw to /report; each capture expects a fresh one.
-  let report: Record<string, string> | null = null;
-  let arrival = Promise.withResolvers<void>();
+  const probe = probeSite(secret.port);
   const internet = servePages({
-    "/probe": () => html(schemePage(probeScript(secret.port))),
-    "/report": async (request) => {
-      report = await request.json();
-      arrival.resolve();
-      return new Response("thanks");
-    },
-    // The page's load waits for this image, which waits for the report: the capture sees it.
-    "/after-report": async () => {
-      await Promise.race([arrival.promise, new Promise((r) => setTimeout(r, 5_000))]);
-      return new Response(null, { status: 204 });
-    },
+    ...probe.routes,
     "/redirect": () => redirect(`http://127.0.0.1:${secret.port}/from-redirect`),
     "/redirect-name": () => redirect(`https://evil.test:${secret.port}/from-redirect`),
     "/rebind": () =>
@@ -111,11 +73,8 @@ function boundaryFixture() {
     capturer,
     dialed,
     log,
-    report: () => report,
-    expectReport() {
-      report = null;
-      arrival = Promise.withResolvers<void>();
-    },
+    report: probe.report,
+    expectReport: probe.expectReport,
     refusedHosts: () =>
       log.lines.filter((l) => l.msg === "egress refused").map((l) => `${l.host}:${l.port}`),
     async close() {
@@ -177,15 +136,7 @@ Deno.test("no capture request reaches a private address, whatever form it takes"
       f.expectReport();
       const result = await shoot("http://public.test/probe");
       assert.equal(result.targetStatus, 200);
-      assert.deepEqual(f.report(), {
-        fetch: "blocked",
-        fetchName: "blocked",
-        fetchMetadata: "blocked",
-        image: "blocked",
-        websocket: "blocked",
-        secureWebsocket: "blocked",
-        worker: "blocked",
-      });
+      assert.deepEqual(f.report(), PROBE_ALL_BLOCKED);
       // The proxy itself refused them (not some other browser policy).
       const refused = f.refusedHosts();
       for (const host of [`127.0.0.1:${s}`, `evil.test:${s}`, "169.254.169.254:80"]) {

@@ -10,7 +10,12 @@ import { createRemoteCapturer } from "../../lib/capture/remote/capturer.ts";
 import type { CaptureJob } from "../../lib/capture/types.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
-import { decodePng, schemePage, servePages } from "../helpers/capture_fixtures.ts";
+import {
+  decodePng,
+  PROBE_ALL_BLOCKED,
+  probeSite,
+  servePages,
+} from "../helpers/capture_fixtures.ts";
 import { startRemoteChromium } from "../fixtures/remote_chromium.ts";
 
 const PUBLIC_IP = "93.184.215.14";
@@ -142,50 +147,14 @@ Deno.test("captures alternate over the connected endpoints; a dead one is skippe
   }
 });
 
-/** A page on an allowed origin that tries to reach the private server every way it can. */
-function probePage(secret: number): string {
-  return schemePage(`<script>
-  const results = {};
-  const attempt = (name, run) =>
-    Promise.resolve().then(run).then((v) => results[name] = v, () => results[name] = "blocked");
-  const image = (src) => () => new Promise((ok, fail) => {
-    const img = new Image(); img.onload = () => ok("loaded"); img.onerror = fail; img.src = src;
-  });
-  const worker = () => new Promise((ok, fail) => {
-    const code = 'fetch("http://127.0.0.1:${secret}/worker").then(() => postMessage("reached"),' +
-      ' () => postMessage("blocked"))';
-    const w = new Worker(URL.createObjectURL(new Blob([code])));
-    w.onmessage = (e) => e.data === "reached" ? ok("reached") : fail();
-  });
-  const frame = document.createElement("iframe");
-  frame.src = "http://evil.test:${secret}/frame";
-  document.body.append(frame);
-  navigator.sendBeacon("http://127.0.0.1:${secret}/beacon", "x");
-  Promise.all([
-    attempt("fetch", () => fetch("http://127.0.0.1:${secret}/fetch").then((r) => "status " + r.status)),
-    attempt("fetchName", () => fetch("http://evil.test:${secret}/name").then(() => "reached")),
-    attempt("fetchMetadata", () => fetch("http://169.254.169.254/latest/").then(() => "reached")),
-    attempt("image", image("http://localhost:${secret}/img")),
-    attempt("worker", worker),
-    attempt("websocket", () => new Promise((ok, fail) => {
-      const ws = new WebSocket("ws://127.0.0.1:${secret}/ws"); ws.onopen = () => ok("open"); ws.onerror = fail;
-    })),
-  ]).then(() => fetch("/report", { method: "POST", body: JSON.stringify(results) }));
-</script><img src="/after-report">`);
-}
-
 Deno.test("on a remote browser no request reaches a private address: checks and interception", async (t) => {
   await using remote = await startRemoteChromium({
     args: ["--host-resolver-rules=MAP *.test 127.0.0.1"],
   });
   const secret = servePages();
-  let report: Record<string, string> | null = null;
-  const reported = Promise.withResolvers<void>();
+  const probe = probeSite(secret.port);
   const internet = servePages({
-    "/probe": () => html(probePage(secret.port)),
-    "/report": async (request) => (report = await request.json(), reported.resolve(), html("ok")),
-    // The page's load waits for this image, which waits for the report: the capture sees it.
-    "/after-report": async () => (await reported.promise, new Response(null, { status: 204 })),
+    ...probe.routes,
     "/redirect": () =>
       new Response(null, {
         status: 302,
@@ -233,14 +202,7 @@ Deno.test("on a remote browser no request reaches a private address: checks and 
         const result = await capturer.capture(job(`${site}/probe`));
         assert.equal(result.strategy, "chromium-remote");
         assert.equal(result.targetStatus, 200);
-        assert.deepEqual(report, {
-          fetch: "blocked",
-          fetchName: "blocked",
-          fetchMetadata: "blocked",
-          image: "blocked",
-          worker: "blocked",
-          websocket: "blocked",
-        });
+        assert.deepEqual(probe.report(), PROBE_ALL_BLOCKED);
         const refused = log.lines.filter((l) => l.msg === "remote request refused")
           .map((l) => `${l.host}:${l.port}`);
         for (
@@ -258,7 +220,3 @@ Deno.test("on a remote browser no request reaches a private address: checks and 
     await secret.close();
   }
 });
-
-function html(body: string): Response {
-  return new Response(body, { headers: { "content-type": "text/html" } });
-}

@@ -9,6 +9,7 @@ import { createTestApp } from "../helpers/app.ts";
 import { pngOf } from "../helpers/capture_app.ts";
 import { decodePng, schemePage, servePages } from "../helpers/capture_fixtures.ts";
 import { assertEnvelope } from "../helpers/envelope.ts";
+import { pngSize } from "../helpers/png.ts";
 
 const LIMIT = 3;
 
@@ -19,13 +20,6 @@ const html = (body: string) =>
 const solidPage = (color: string) =>
   `<!doctype html><meta name="viewport" content="width=device-width">` +
   `<body style="margin:0;height:100vh;background:${color}"></body>`;
-
-/** Width and height from the IHDR chunk of a PNG (bytes 16..23), after checking the signature. */
-function pngSize(png: Uint8Array): [number, number] {
-  assert.deepEqual([...png.subarray(0, 8)], [137, 80, 78, 71, 13, 10, 26, 10], "PNG signature");
-  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
-  return [view.getUint32(16), view.getUint32(20)];
-}
 
 /** A port nothing listens on (bound, then released). */
 function closedPort(): number {
@@ -94,7 +88,8 @@ Deno.test("POST /api/screenshot renders loopback pages with real Chromium end to
           assert.equal(json.colorScheme, colorScheme);
           assert.equal(response.headers.get("x-cache"), "miss");
           assert.equal(response.headers.get("x-target-status"), "200");
-          assert.deepEqual(pngSize(png), size, label);
+          const { width, height } = pngSize(png);
+          assert.deepEqual([width, height], size, label);
           const decoded = decodePng(png);
           assert.deepEqual(decoded.rgb(size[0] >> 1, size[1] >> 1), rgb, `${label} pixels`);
           first.set(label, json.screenshot);

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import type { Store } from "../../lib/store/store.ts";
 import { manualClock } from "../helpers/app.ts";
 import { createCaptureApp, pngOf } from "../helpers/capture_app.ts";
-import { inspectPng, shadeOf, solidCapturer } from "../helpers/solid_capturer.ts";
+import { pngSize } from "../helpers/png.ts";
+import { shadeOf, solidCapturer } from "../helpers/solid_capturer.ts";
 
 Deno.test("a desktop capture is a 1920x1080 PNG with its metadata and headers", async () => {
   const t = await createCaptureApp();
@@ -25,7 +26,7 @@ Deno.test("a desktop capture is a 1920x1080 PNG with its metadata and headers", 
     assert.equal(body.deviceType, "desktop");
     assert.equal(body.colorScheme, "light");
     assert.doesNotMatch(body.screenshot, /^data:/);
-    assert.deepEqual(inspectPng(pngOf(body)), { width: 1920, height: 1080 });
+    assert.deepEqual(pngSize(pngOf(body)), { width: 1920, height: 1080 });
     assert.ok(shadeOf(pngOf(body)) > 128, "light scheme gives light pixels");
     assert.equal(res.headers.get("x-cache"), "miss");
     assert.equal(res.headers.get("x-target-status"), "200");
@@ -51,7 +52,7 @@ Deno.test("a mobile dark capture is 375x667 with dark pixels", async () => {
     });
     assert.equal(res.status, 200);
     const body = await res.json();
-    assert.deepEqual(inspectPng(pngOf(body)), { width: 375, height: 667 });
+    assert.deepEqual(pngSize(pngOf(body)), { width: 375, height: 667 });
     assert.ok(shadeOf(pngOf(body)) < 128, "dark scheme gives dark pixels");
     assert.equal(body.deviceType, "mobile");
     assert.equal(body.colorScheme, "dark");

@@ -9,7 +9,8 @@ import { orientPixels, type Pixels } from "../../lib/codecs/pixels.ts";
 import { EXPORT_FORMATS, type ImageKind, QUALITY_PRESETS } from "../../lib/codecs/presets.ts";
 import { decodeWasm } from "../../lib/codecs/wasm.ts";
 import { alphaPixels, encodeFixture, screenshotPixels, withOrientation } from "./fixtures.ts";
-import { carriesMetadata, jpegTraits, pngChunks, pngRowFilters } from "./inspect.ts";
+import { pngChunks } from "../helpers/png.ts";
+import { carriesMetadata, jpegTraits, pngRowFilters } from "./inspect.ts";
 
 const KINDS: ImageKind[] = ["png", "jpeg", "webp"];
 

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { concatBytes } from "../../lib/bytes.ts";
 import type { ImageExporter } from "../../lib/codecs/exporter.ts";
 import { pngChunk } from "../../lib/codecs/png_encoder.ts";
 import { JobScheduler } from "../../lib/codecs/scheduler.ts";
@@ -39,11 +40,7 @@ function pngHeader(width: number, height: number): Uint8Array {
   new DataView(ihdr.buffer).setUint32(0, width);
   new DataView(ihdr.buffer).setUint32(4, height);
   ihdr.set([8, 6, 0, 0, 0], 8);
-  const chunk = pngChunk("IHDR", ihdr);
-  const out = new Uint8Array(8 + chunk.length);
-  out.set(PNG.subarray(0, 8));
-  out.set(chunk, 8);
-  return out;
+  return concatBytes([PNG.subarray(0, 8), pngChunk("IHDR", ihdr)]);
 }
 
 Deno.test("a missing image part is 400 invalid_request", async () => {

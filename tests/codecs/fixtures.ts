@@ -3,6 +3,7 @@
  * stripes, flat panels and a photo block; an image with transparency; helpers to wrap pixels in
  * PNG/JPEG/WebP files and to add an EXIF orientation.
  */
+import { concatBytes } from "../../lib/bytes.ts";
 import { encodePng, pngChunk } from "../../lib/codecs/png_encoder.ts";
 import type { Pixels } from "../../lib/codecs/pixels.ts";
 import { encodeWasm } from "../../lib/codecs/wasm.ts";
@@ -152,15 +153,15 @@ export function withOrientation(kind: ImageKind, file: Uint8Array, orientation: 
     0,
   ]);
   if (kind === "jpeg") {
-    const app1 = concat([
+    const app1 = concatBytes([
       Uint8Array.from([0xff, 0xe1, 0, tiff.length + 8]),
       ascii("Exif\0\0"),
       tiff,
     ]);
-    return concat([file.subarray(0, 2), app1, file.subarray(2)]);
+    return concatBytes([file.subarray(0, 2), app1, file.subarray(2)]);
   }
   if (kind === "png") {
-    return concat([file.subarray(0, 33), pngChunk("eXIf", tiff), file.subarray(33)]);
+    return concatBytes([file.subarray(0, 33), pngChunk("eXIf", tiff), file.subarray(33)]);
   }
   // Simple lossy WebP only: RIFF header, VP8X (EXIF flag), the VP8 chunk, then the EXIF chunk.
   const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
@@ -170,27 +171,21 @@ export function withOrientation(kind: ImageKind, file: Uint8Array, orientation: 
   vp8x[0] = 0x08;
   vp8x.set(uint24(width - 1), 4);
   vp8x.set(uint24(height - 1), 7);
-  const body = concat([
+  const body = concatBytes([
     ascii("WEBP"),
     riffChunk("VP8X", vp8x),
     file.subarray(12),
     riffChunk("EXIF", tiff),
   ]);
-  return concat([ascii("RIFF"), uint32le(body.length), body]);
+  return concatBytes([ascii("RIFF"), uint32le(body.length), body]);
 }
 
 function riffChunk(type: string, data: Uint8Array): Uint8Array {
-  return concat([ascii(type), uint32le(data.length), data, new Uint8Array(data.length & 1)]);
+  return concatBytes([ascii(type), uint32le(data.length), data, new Uint8Array(data.length & 1)]);
 }
 
 function rgb(data: Uint8Array): Uint8Array {
   return data.filter((_, i) => i % 4 !== 3);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  parts.reduce((offset, p) => (out.set(p, offset), offset + p.length), 0);
-  return out;
 }
 
 function ascii(text: string): Uint8Array {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import encodeWebp from "@jsquash/webp/encode.js";
+import { concatBytes } from "../../lib/bytes.ts";
 import { exifOrientation } from "../../lib/codecs/exif.ts";
 import { readImageInfo, sniffKind } from "../../lib/codecs/image_info.ts";
 import { pngChunk } from "../../lib/codecs/png_encoder.ts";
@@ -36,7 +37,7 @@ Deno.test("readImageInfo tells which inputs can carry transparency", async () =>
   assert.equal(readImageInfo("png", await encodeFixture(opaque, "png"))?.hasAlpha, false);
   // A palette-style transparency chunk counts too.
   const rgb = await encodeFixture(opaque, "png");
-  const withTrns = concat([
+  const withTrns = concatBytes([
     rgb.subarray(0, 33),
     pngChunk("tRNS", new Uint8Array(6)),
     rgb.subarray(33),
@@ -93,7 +94,7 @@ Deno.test("exifOrientation reads both byte orders and ignores junk", () => {
     0,
   ]);
   assert.equal(exifOrientation(little), 6);
-  assert.equal(exifOrientation(concat([text("Exif\0\0"), little])), 6);
+  assert.equal(exifOrientation(concatBytes([text("Exif\0\0"), little])), 6);
   assert.equal(exifOrientation(text("not a tiff at all")), 1);
   const outOfRange = little.slice();
   outOfRange[18] = 9;
@@ -124,10 +125,4 @@ Deno.test("readImageInfo flags animated WebP and refuses truncated headers", asy
 
 function pick(info: ReturnType<typeof readImageInfo>) {
   return [info?.width, info?.height, info?.hasAlpha];
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  parts.reduce((offset, p) => (out.set(p, offset), offset + p.length), 0);
-  return out;
 }

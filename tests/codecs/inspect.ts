@@ -1,5 +1,7 @@
 /** Reads encoder output the way a strict viewer would: markers, chunks, filter bytes. */
 import { inflateSync } from "node:zlib";
+import { concatBytes } from "../../lib/bytes.ts";
+import { pngChunks } from "../helpers/png.ts";
 
 /** JPEG segments in order (marker and payload), up to the first scan's end. */
 export function jpegSegments(bytes: Uint8Array): { marker: number; data: Uint8Array }[] {
@@ -43,19 +45,6 @@ export function jpegTraits(bytes: Uint8Array): { progressive: boolean; optimised
   };
 }
 
-/** PNG chunks (type and data). */
-export function pngChunks(bytes: Uint8Array): { type: string; data: Uint8Array }[] {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const chunks = [];
-  for (let offset = 8; offset + 8 <= bytes.length;) {
-    const length = view.getUint32(offset);
-    const type = String.fromCharCode(...bytes.subarray(offset + 4, offset + 8));
-    chunks.push({ type, data: bytes.subarray(offset + 8, offset + 8 + length) });
-    offset += 12 + length;
-  }
-  return chunks;
-}
-
 /** The filter type byte of every row of a non-interlaced 8-bit PNG. */
 export function pngRowFilters(bytes: Uint8Array): number[] {
   const chunks = pngChunks(bytes);
@@ -64,7 +53,7 @@ export function pngRowFilters(bytes: Uint8Array): number[] {
   const height = ihdr.getUint32(4);
   const channels = { 0: 1, 2: 3, 4: 2, 6: 4 }[chunks[0].data[9]] ?? 1;
   const idat = chunks.filter((c) => c.type === "IDAT").map((c) => c.data);
-  const raw = inflateSync(concat(idat));
+  const raw = inflateSync(concatBytes(idat));
   const stride = width * channels + 1;
   return Array.from({ length: height }, (_, y) => raw[y * stride]);
 }
@@ -88,10 +77,4 @@ export function carriesMetadata(format: string, bytes: Uint8Array): boolean {
     return pngChunks(bytes).some((c) => ["eXIf", "tEXt", "iTXt", "zTXt"].includes(c.type));
   }
   return webpChunkTypes(bytes).some((t) => t === "EXIF" || t === "XMP ");
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  parts.reduce((offset, p) => (out.set(p, offset), offset + p.length), 0);
-  return out;
 }

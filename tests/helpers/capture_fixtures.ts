@@ -1,5 +1,8 @@
 /** Pages for the real-Chromium capture tests, served on loopback, and a PNG pixel reader. */
 import { inflateSync } from "node:zlib";
+import { concatBytes } from "../../lib/bytes.ts";
+import { withTimeout } from "../../lib/timeout.ts";
+import { pngChunks, pngSize } from "./png.ts";
 
 export interface PageServer {
   port: number;
@@ -43,8 +46,89 @@ export function svg(color: string): Response {
   );
 }
 
+/** What the probe page reports when the boundary holds: every way out was blocked. */
+export const PROBE_ALL_BLOCKED: Record<string, string> = {
+  fetch: "blocked",
+  fetchName: "blocked",
+  fetchMetadata: "blocked",
+  image: "blocked",
+  websocket: "blocked",
+  secureWebsocket: "blocked",
+  worker: "blocked",
+};
+
+/**
+ * A script for a page on an allowed origin that tries to reach the private server on
+ * 127.0.0.1:`secret` every way a page can, then POSTs what each attempt saw to /report; every
+ * attempt must come back "blocked". The trailing image is for the serving fixture to hold until
+ * the report arrived, so the capture waits for it.
+ */
+export function probeScript(secret: number): string {
+  return `<script>
+  const results = {};
+  const attempt = (name, run) =>
+    Promise.resolve().then(run).then((v) => results[name] = v, () => results[name] = "blocked");
+  const image = (src) => () => new Promise((ok, fail) => {
+    const img = new Image(); img.onload = () => ok("loaded"); img.onerror = fail; img.src = src;
+  });
+  const socket = (url) => () => new Promise((ok, fail) => {
+    const ws = new WebSocket(url); ws.onopen = () => ok("open"); ws.onerror = fail;
+  });
+  const worker = () => new Promise((ok, fail) => {
+    const code = 'fetch("http://127.0.0.1:${secret}/worker").then(() => postMessage("reached"),' +
+      ' () => postMessage("blocked"))';
+    const w = new Worker(URL.createObjectURL(new Blob([code])));
+    w.onmessage = (e) => e.data === "reached" ? ok("reached") : fail();
+  });
+  const frame = document.createElement("iframe");
+  frame.src = "http://evil.test:${secret}/frame";
+  document.body.append(frame);
+  navigator.sendBeacon("http://127.0.0.1:${secret}/beacon", "x");
+  Promise.all([
+    attempt("fetch", () => fetch("http://127.0.0.1:${secret}/fetch").then((r) => "status " + r.status)),
+    attempt("fetchName", () => fetch("http://evil.test:${secret}/name").then(() => "reached")),
+    attempt("fetchMetadata", () => fetch("http://169.254.169.254/latest/meta-data/").then(() => "reached")),
+    attempt("image", image("http://localhost:${secret}/img")),
+    attempt("websocket", socket("ws://127.0.0.1:${secret}/ws")),
+    attempt("secureWebsocket", socket("wss://evil.test/ws")),
+    attempt("worker", worker),
+  ]).then(() => fetch("/report", { method: "POST", body: JSON.stringify(results) }));
+</script><img src="/after-report">`;
+}
+
 const html = (body: string, status = 200) =>
   new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8" } });
+
+/**
+ * Routes for the allowed "internet" server of a boundary test: /probe serves the probe page,
+ * /report keeps what a page posts there, and /after-report holds the page's load until the report
+ * arrived, so the capture sees it. `expectReport()` starts over before the next capture.
+ */
+export function probeSite(secret: number) {
+  let report: Record<string, string> | null = null;
+  let arrival = Promise.withResolvers<void>();
+  const routes: Record<string, Route> = {
+    "/probe": () => html(schemePage(probeScript(secret))),
+    "/report": async (request) => {
+      report = await request.json();
+      arrival.resolve();
+      return new Response("thanks");
+    },
+    "/after-report": async () => {
+      // Bounded: a page that never reports is still shot, and the test says what is missing.
+      await withTimeout(arrival.promise, 5_000, "probe report").catch(() => {});
+      return new Response(null, { status: 204 });
+    },
+  };
+  return {
+    routes,
+    report: () => report,
+    expectReport() {
+      report = null;
+      arrival = Promise.withResolvers<void>();
+    },
+  };
+}
 
 /** Default routes: "/", "/touch", "/missing" (404 page), "/hang" (never answers), "/cookie". */
 export function servePages(extra: Record<string, Route> = {}): PageServer {
@@ -96,18 +180,10 @@ export function servePages(extra: Record<string, Route> = {}): PageServer {
 
 /** Decodes an 8-bit RGB/RGBA non-interlaced PNG (what Chromium writes) to its size and pixels. */
 export function decodePng(png: Uint8Array) {
-  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
-  const width = view.getUint32(16);
-  const height = view.getUint32(20);
+  const { width, height } = pngSize(png);
   const channels = png[25] === 6 ? 4 : 3;
-  const idat: number[] = [];
-  for (let offset = 8; offset < png.length;) {
-    const length = view.getUint32(offset);
-    const type = new TextDecoder().decode(png.subarray(offset + 4, offset + 8));
-    if (type === "IDAT") idat.push(...png.subarray(offset + 8, offset + 8 + length));
-    offset += 12 + length;
-  }
-  const raw = new Uint8Array(inflateSync(new Uint8Array(idat)));
+  const idat = pngChunks(png).filter((chunk) => chunk.type === "IDAT").map((chunk) => chunk.data);
+  const raw = new Uint8Array(inflateSync(concatBytes(idat)));
   const stride = width * channels;
   const pixels = new Uint8Array(stride * height);
   for (let y = 0; y < height; y++) {

@@ -10,21 +10,15 @@
  */
 import assert from "node:assert/strict";
 import { PROFILE_PREFIX } from "../../lib/capture/local/browser.ts";
+import { withTimeout } from "../../lib/timeout.ts";
 
 /** Environment variable whose value tags the Chromium processes a test starts. */
 export const LEAK_MARK_VAR = "SHOTLINE_FAULT_MARK";
 
 /** Settles like `work`, or fails the test with `what` once `ms` have passed (never hangs). */
-export async function within<T>(work: T | Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: still pending after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([work, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
+export function within<T>(work: T | Promise<T>, ms: number, what: string): Promise<T> {
+  const error = () => new Error(`${what}: still pending after ${ms} ms`);
+  return withTimeout(Promise.resolve(work), ms, error);
 }
 
 /** Fails the test when one request takes more than 10 s (a hang); no timing assertion. */

@@ -5,6 +5,8 @@ import type {
   Capturer,
   CaptureResult,
 } from "../../lib/capture/types.ts";
+import { concatBytes } from "../../lib/bytes.ts";
+import { pngChunks } from "./png.ts";
 import { VIEWPORTS } from "../../lib/capture/types.ts";
 import { pngChunk } from "../../lib/codecs/png_encoder.ts";
 
@@ -30,17 +32,9 @@ export function solidPng(width: number, height: number, rgb: [number, number, nu
     pngChunk("IDAT", new Uint8Array(deflateSync(raw))),
     pngChunk("IEND", new Uint8Array()),
   ];
-  const png = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) (png.set(part, offset), offset += part.length);
+  const png = concatBytes(parts);
   pngCache.set(id, png);
   return png;
-}
-
-/** Width and height from a PNG's IHDR. */
-export function inspectPng(png: Uint8Array) {
-  const view = new DataView(png.buffer, png.byteOffset);
-  return { width: view.getUint32(16), height: view.getUint32(20) };
 }
 
 export interface SolidCapturer extends Capturer {
@@ -103,12 +97,7 @@ export function solidCapturer(options: { targetStatus?: number | null } = {}): S
 
 /** The grey level of a solidPng image (its first pixel's red channel). */
 export function shadeOf(png: Uint8Array): number {
-  const view = new DataView(png.buffer, png.byteOffset);
-  for (let offset = 8; offset < png.length; offset += 12 + view.getUint32(offset)) {
-    const type = new TextDecoder().decode(png.subarray(offset + 4, offset + 8));
-    if (type !== "IDAT") continue;
-    const data = png.subarray(offset + 8, offset + 8 + view.getUint32(offset));
-    return inflateSync(data)[1];
-  }
-  throw new Error("no IDAT chunk");
+  const idat = pngChunks(png).find((chunk) => chunk.type === "IDAT");
+  if (!idat) throw new Error("no IDAT chunk");
+  return inflateSync(idat.data)[1];
 }

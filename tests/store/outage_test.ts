@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import type { Store } from "../../lib/store/store.ts";
 import { createUpstashStore, StoreUnavailableError } from "../../lib/store/upstash_redis.ts";
+import { withTimeout } from "../../lib/timeout.ts";
 import { openRedisStack, storeClock } from "../helpers/store_backends.ts";
 
 // Far above the store timeouts used here: a call still pending after this counts as a hang.
@@ -28,20 +29,13 @@ function blob(size: number) {
 
 /** Asserts that `work` rejects with a StoreUnavailableError, and does so before the guard. */
 async function assertFailsFast(name: string, work: Promise<unknown>, reason?: RegExp) {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${name} still pending`)), HANG_GUARD_MS);
+  const guarded = withTimeout(work, HANG_GUARD_MS, () => new Error(`${name} still pending`));
+  await assert.rejects(guarded, (error: unknown) => {
+    assert.ok(error instanceof StoreUnavailableError, `${name}: ${error}`);
+    assert.match(error.message, new RegExp(`^upstash-redis ${name} failed: `));
+    if (reason) assert.match(error.message, reason);
+    return true;
   });
-  try {
-    await assert.rejects(Promise.race([work, guard]), (error: unknown) => {
-      assert.ok(error instanceof StoreUnavailableError, `${name}: ${error}`);
-      assert.match(error.message, new RegExp(`^upstash-redis ${name} failed: `));
-      if (reason) assert.match(error.message, reason);
-      return true;
-    });
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 async function assertWorks(store: Store) {

@@ -9,6 +9,7 @@ import {
   type Resolver,
   unbracket,
 } from "./address.ts";
+import { abortAfter } from "../../timeout.ts";
 
 /** Why the proxy did not connect a destination; the capturer turns it into the API error. */
 export interface EgressRefusal {
@@ -77,18 +78,15 @@ export async function dialChecked(
   const dial = policy.dial ?? dialDirect;
   let detail = "no address to connect to";
   for (const address of addresses) {
-    const controller = new AbortController();
     // A silent host (dropped SYNs) must not hold the capture until the OS gives up (minutes).
-    const timer = setTimeout(
-      () => controller.abort(new Deno.errors.TimedOut("connect timed out")),
+    using deadline = abortAfter(
       policy.connectTimeoutMs,
+      new Deno.errors.TimedOut("connect timed out"),
     );
     try {
-      return { ok: true, conn: await dial(address, port, controller.signal) };
+      return { ok: true, conn: await dial(address, port, deadline.signal) };
     } catch (error) {
-      detail = describeConnectError(error, controller.signal.aborted);
-    } finally {
-      clearTimeout(timer);
+      detail = describeConnectError(error, deadline.signal.aborted);
     }
   }
   return { ok: false, refusal: { host, port, kind: "connect_failed", detail } };

@@ -1,4 +1,5 @@
 /** Just enough HTTP/1.1 wire handling for the egress proxy: read a head, rewrite it, pipe bytes. */
+import { concatBytes } from "../../bytes.ts";
 
 const CRLFCRLF = [13, 10, 13, 10];
 
@@ -30,10 +31,7 @@ export async function readHead(
     if (buffer.length > maxBytes) return null;
     const n = await conn.read(chunk);
     if (n === null) return null;
-    const next = new Uint8Array(buffer.length + n);
-    next.set(buffer);
-    next.set(chunk.subarray(0, n), buffer.length);
-    buffer = next;
+    buffer = concatBytes([buffer, chunk.subarray(0, n)]);
   }
 }
 
@@ -61,7 +59,7 @@ export function proxyResponse(status: number, reason: string, marker: string): U
     ["Content-Length", String(body.length)],
     ["Connection", "close"],
   ]);
-  return concat(head, body);
+  return concatBytes([head, body]);
 }
 
 /** Writes every byte (Deno.Conn.write may write only part). */
@@ -100,11 +98,4 @@ function indexOfBlankLine(buffer: Uint8Array, from: number): number {
     return i;
   }
   return -1;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

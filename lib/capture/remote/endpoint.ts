@@ -5,6 +5,7 @@
  */
 import puppeteer, { type Browser } from "puppeteer-core";
 import type { Logger } from "../../log.ts";
+import { withTimeout } from "../../timeout.ts";
 import type { CaptureBackendStatus } from "../types.ts";
 
 // A WebSocket upgrade that has not completed by then will not; without it a host that accepts
@@ -170,17 +171,15 @@ async function connectOnce(browserWSEndpoint?: string, browserURL?: string): Pro
       keepAliveIntervalMs: KEEPALIVE_INTERVAL_MS,
     },
   });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error("connection timed out")), CONNECT_TIMEOUT_MS);
-  });
   try {
-    return await Promise.race([connecting, late]);
+    return await withTimeout(
+      connecting,
+      CONNECT_TIMEOUT_MS,
+      () => new Error("connection timed out"),
+    );
   } catch (error) {
     connecting.then((b) => b.disconnect()).catch(() => {});
     throw error;
-  } finally {
-    clearTimeout(timer);
   }
 }
 
