@@ -4,10 +4,10 @@
  *
  *   deno run -A bench/self_test.ts [chromium executable ...]
  */
-import puppeteer from "puppeteer-core";
 import { createChromiumCapturer } from "../lib/capture/local/capturer.ts";
 import { runBoundarySelfTest } from "../lib/capture/local/self_test.ts";
 import { createLogger } from "../lib/log.ts";
+import { launchChromium } from "../tests/fixtures/editor_browser.ts";
 import { median } from "./measure.ts";
 
 const RUNS = 10;
@@ -16,15 +16,7 @@ const executables = Deno.args.length ? Deno.args : ["/usr/bin/chromium"];
 const log = createLogger("error");
 
 async function selfTestMs(executablePath: string): Promise<{ version: string; times: number[] }> {
-  const browser = await puppeteer.launch({
-    executablePath,
-    pipe: true,
-    headless: true,
-    args: ["--no-sandbox"],
-    handleSIGINT: false,
-    handleSIGTERM: false,
-    handleSIGHUP: false,
-  });
+  const browser = await launchChromium(executablePath);
   try {
     await runBoundarySelfTest({ browser, log }); // warm-up, not counted
     const times: number[] = [];

@@ -1,5 +1,23 @@
 import { html } from "hono/html";
 import { pageHead } from "../http/html_page.ts";
+import {
+  EXPORT_FORMATS,
+  type ExportFormat,
+  QUALITY_PRESETS,
+  type QualityPreset,
+} from "../codecs/presets.ts";
+
+// The choices are the API's own values, so the page offers exactly what the export accepts.
+const FORMAT_LABELS: Record<ExportFormat, string> = { png: "PNG", jpeg: "JPEG", webp: "WebP" };
+const PRESET_LABELS: Record<QualityPreset, string> = {
+  high: "High",
+  medium: "Medium",
+  low: "Low",
+};
+
+function options<T extends string>(values: readonly T[], labels: Record<T, string>) {
+  return values.map((value) => html`<option value="${value}">${labels[value]}</option>`);
+}
 
 /** URLs of the editor's static files (content-hashed, so they can be cached forever). */
 export interface EditorAssetUrls {
@@ -146,17 +164,13 @@ export function editorPage({ assets, maxUploadBytes }: EditorPageOptions) {
                   <div class="field">
                     <label for="export-format">Format</label>
                     <select id="export-format" name="format">
-                      <option value="png">PNG</option>
-                      <option value="jpeg">JPEG</option>
-                      <option value="webp">WebP</option>
+                      ${options(EXPORT_FORMATS, FORMAT_LABELS)}
                     </select>
                   </div>
                   <div class="field">
                     <label for="export-preset">Quality</label>
                     <select id="export-preset" name="qualityPreset">
-                      <option value="high">High</option>
-                      <option value="medium">Medium</option>
-                      <option value="low">Low</option>
+                      ${options(QUALITY_PRESETS, PRESET_LABELS)}
                     </select>
                   </div>
                 </div>
