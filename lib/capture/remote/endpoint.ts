@@ -3,7 +3,8 @@
  * reconnected in the background with exponential backoff when the connection drops. We never
  * launch or close that browser; `close()` only disconnects.
  */
-import puppeteer, { type Browser } from "puppeteer-core";
+import type { Browser } from "puppeteer-core";
+import { loadPuppeteer } from "../puppeteer.ts";
 import type { Logger } from "../../log.ts";
 import type { CaptureBackendStatus } from "../types.ts";
 
@@ -159,6 +160,7 @@ export function createRemoteEndpoint(
 
 /** One bounded `puppeteer.connect`; a connection that arrives after the deadline is dropped. */
 async function connectOnce(browserWSEndpoint?: string, browserURL?: string): Promise<Browser> {
+  const puppeteer = await loadPuppeteer();
   const connecting = puppeteer.connect({
     browserWSEndpoint,
     browserURL,
