@@ -8,6 +8,7 @@ import { ApiError } from "../errors.ts";
 import type { EgressSession } from "./network/egress_proxy.ts";
 import { EGRESS_MARKER_HEADER } from "./network/egress_proxy.ts";
 import { refusalError } from "./errors.ts";
+import { traced } from "../telemetry/trace.ts";
 
 // Extra time after DOMContentLoaded for load, lazy images, fonts and network quiet.
 const SETTLE_BUDGET_MS = 5_000;
@@ -36,19 +37,30 @@ export async function render(
 ): Promise<Rendered> {
   const network = trackNetwork(page);
   try {
-    const response = await page.goto(url, { waitUntil: "domcontentloaded", timeout: timeoutMs });
+    const response = await traced(
+      "capture.navigation",
+      {},
+      () => page.goto(url, { waitUntil: "domcontentloaded", timeout: timeoutMs }),
+    );
     network.mainResponse ??= response;
     rejectProxyAnswer(network.mainResponse, session);
     const deadline = performance.now() + SETTLE_BUDGET_MS;
-    await settleAssets(page, Math.min(ASSETS_BUDGET_MS, SETTLE_BUDGET_MS));
-    await network.quiet(deadline);
+    await traced("capture.readiness_wait", {}, async () => {
+      await settleAssets(page, Math.min(ASSETS_BUDGET_MS, SETTLE_BUDGET_MS));
+      await network.quiet(deadline);
+    });
     // A script may have navigated after DOMContentLoaded; judge the document we will shoot.
     rejectProxyAnswer(network.mainResponse, session);
     if (page.mainFrame().url().startsWith("chrome-error:")) {
       throw new Error(`net::ERR_FAILED after a later navigation of ${url}`);
     }
     const png = await withTimeout(
-      page.screenshot({ type: "png", optimizeForSpeed: true, captureBeyondViewport: false }),
+      traced(
+        "capture.screenshot",
+        {},
+        () =>
+          page.screenshot({ type: "png", optimizeForSpeed: true, captureBeyondViewport: false }),
+      ),
       SCREENSHOT_TIMEOUT_MS,
       () =>
         new ApiError(408, "upstream_timeout", "The page did not paint in time.", {

@@ -5,6 +5,7 @@
 import type { Browser } from "puppeteer-core";
 import { loadPuppeteer } from "../puppeteer.ts";
 import type { Logger } from "../../log.ts";
+import { METRICS } from "../../telemetry/metrics.ts";
 
 /** Where Debian, Ubuntu and Google's packages put the executable, in order of preference. */
 export const CHROME_CANDIDATES = [
@@ -113,6 +114,7 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
       throw error;
     }
     const pid = browser.process()?.pid;
+    METRICS.browserStarts.inc({ backend: "chromium-local" });
     log.info("browser launched", {
       executable: executable.path,
       pid,
@@ -124,6 +126,7 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
       current = null;
       options.onBrowser(null);
       if (closed) return;
+      METRICS.browserLosses.inc({ backend: "chromium-local" });
       log.warn("browser disconnected; relaunching", { pid });
       // Relaunch now so the next request finds a warm browser; failures surface on get().
       get().catch(() => {});

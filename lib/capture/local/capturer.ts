@@ -12,6 +12,7 @@ import { createEgressProxy, type EgressSession } from "../network/egress_proxy.t
 import { createPagePool, type PagePool } from "./page_pool.ts";
 import { render } from "../render.ts";
 import type { CaptureBackendStatus, CaptureJob, Capturer, CaptureResult } from "../types.ts";
+import { traced } from "../../telemetry/trace.ts";
 
 export const CHROMIUM_LOCAL = "chromium-local";
 
@@ -101,7 +102,11 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
       let refusals: EgressSession["refusals"] = [];
       try {
         const pool = await poolFor(browser);
-        const slot = await pool.acquire(job.deviceType, job.colorScheme);
+        const slot = await traced(
+          "capture.context_acquire",
+          { backend: CHROMIUM_LOCAL },
+          () => pool.acquire(job.deviceType, job.colorScheme),
+        );
         refusals = slot.session.refusals;
         // A caller that gives up closes the context, which ends the navigation at once.
         const onAbort = () => void slot.context.close().catch(() => {});

@@ -7,6 +7,7 @@ import type { Browser } from "puppeteer-core";
 import { loadPuppeteer } from "../puppeteer.ts";
 import type { Logger } from "../../log.ts";
 import type { CaptureBackendStatus } from "../types.ts";
+import { METRICS } from "../../telemetry/metrics.ts";
 
 // A WebSocket upgrade that has not completed by then will not; without it a host that accepts
 // TCP but never answers would hold a capture until the OS gives up.
@@ -108,12 +109,14 @@ export function createRemoteEndpoint(
       failures = 0;
       nextAttemptAt = 0;
       browser = connected;
+      METRICS.browserStarts.inc({ backend: "chromium-remote" });
       log.info("remote browser connected", { endpoint: label });
       connected.once("disconnected", () => {
         if (browser !== connected) return;
         browser = null;
         lastReason = "disconnected";
         if (closed) return;
+        METRICS.browserLosses.inc({ backend: "chromium-remote" });
         log.warn("remote browser disconnected; reconnecting", { endpoint: label });
         scheduleReconnect(backoff.minMs);
       });
