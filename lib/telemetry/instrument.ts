@@ -43,7 +43,10 @@ export function instrumentStore(store: Store): Store {
     }
   };
   return {
-    kind: store.kind,
+    // Read through, not copied: the backend answers for its own kind.
+    get kind() {
+      return store.kind;
+    },
     getValue: <T>(key: readonly string[]) => timed("get_value", () => store.getValue<T>(key)),
     setValue: (key, value, ttlMs) => timed("set_value", () => store.setValue(key, value, ttlMs)),
     getBlob: (key) => timed("get_blob", () => store.getBlob(key)),
