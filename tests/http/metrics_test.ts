@@ -9,7 +9,7 @@ import { createCaptureApp } from "../helpers/capture_app.ts";
 import { createTestApp } from "../helpers/app.ts";
 import { assertEnvelope } from "../helpers/envelope.ts";
 import { histogramCount, parseExposition, sampleValue } from "../helpers/prometheus.ts";
-import { encodeFixture, screenshotPixels } from "../codecs/fixtures.ts";
+import { exportForm } from "../helpers/export_form.ts";
 
 const TOKEN = "metrics-test-token-0123456789";
 
@@ -92,11 +92,7 @@ Deno.test("an export, a capture and a 429 move their counters", async () => {
   });
   try {
     const before = await scrape(t);
-    const form = new FormData();
-    const png = await encodeFixture(screenshotPixels(64, 48), "png");
-    form.set("image", new Blob([png as Uint8Array<ArrayBuffer>], { type: "image/png" }), "a.png");
-    form.set("format", "jpeg");
-    form.set("qualityPreset", "low");
+    const form = await exportForm("jpeg", "low", 64, 48);
     const exported = await t.app.request("/api/export", { method: "POST", body: form });
     assert.equal(exported.status, 200);
     await exported.body?.cancel();

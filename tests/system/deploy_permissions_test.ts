@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { schemePage, servePages } from "../helpers/capture_fixtures.ts";
 import { type ServiceProcess, startService } from "../helpers/service_process.ts";
 import { makeTestTls } from "../helpers/test_tls.ts";
-import { encodeFixture, screenshotPixels } from "../codecs/fixtures.ts";
+import { exportForm } from "../helpers/export_form.ts";
 import { TINY_PNG } from "../fixtures/loopback_upstream.ts";
 import { startRemoteChromium } from "../fixtures/remote_chromium.ts";
 import { impersonatedSyndication } from "../fixtures/tls_syndication.ts";
@@ -42,6 +42,17 @@ async function impersonatedUpstreams() {
   };
 }
 
+/** main.ts under DEPLOY_PERMISSIONS, allowed to capture loopback pages, with /metrics on. */
+function startDeployLike(env: Record<string, string>) {
+  return startService({
+    ...env,
+    KV_PATH: ":memory:",
+    ALLOW_PRIVATE_NETWORK: "true",
+    METRICS_TOKEN,
+    NO_PROXY: "127.0.0.1",
+  }, { permissions: DEPLOY_PERMISSIONS });
+}
+
 async function call(svc: ServiceProcess, path: string, init: RequestInit = {}) {
   const res = await fetch(`${svc.base}${path}`, init);
   const body = new Uint8Array(await res.arrayBuffer());
@@ -58,11 +69,7 @@ function capture(svc: ServiceProcess, url: string) {
 
 /** Every request kind except captures: exports (wasm), posts, media, discovery, editor, metrics. */
 async function assertEverythingElseWorks(svc: ServiceProcess) {
-  const form = new FormData();
-  const png = await encodeFixture(screenshotPixels(320, 200), "png");
-  form.set("image", new Blob([png as Uint8Array<ArrayBuffer>], { type: "image/png" }), "a.png");
-  form.set("format", "webp");
-  form.set("qualityPreset", "medium");
+  const form = await exportForm("webp", "medium");
   const exported = await call(svc, "/api/export", { method: "POST", body: form });
   assert.equal(exported.status, 200, exported.text);
   assert.equal(exported.headers.get("content-type"), "image/webp");
@@ -94,13 +101,7 @@ Deno.test("under Deno Deploy's permissions, without a remote browser: captures 5
   const pages = servePages();
   let svc: ServiceProcess | undefined;
   try {
-    svc = await startService({
-      ...upstreams.env,
-      KV_PATH: ":memory:",
-      ALLOW_PRIVATE_NETWORK: "true",
-      METRICS_TOKEN,
-      NO_PROXY: "127.0.0.1",
-    }, { permissions: DEPLOY_PERMISSIONS });
+    svc = await startDeployLike(upstreams.env);
     const failed = await svc.waitForLine((l) => l.msg === "browser launch failed");
     assert.match(String(failed.error), /run permission .* not granted/);
 
@@ -131,14 +132,7 @@ Deno.test("under Deno Deploy's permissions, with BROWSER_WS_ENDPOINT: the remote
   await using remote = await startRemoteChromium();
   let svc: ServiceProcess | undefined;
   try {
-    svc = await startService({
-      ...upstreams.env,
-      KV_PATH: ":memory:",
-      ALLOW_PRIVATE_NETWORK: "true",
-      BROWSER_WS_ENDPOINT: remote.endpoint,
-      METRICS_TOKEN,
-      NO_PROXY: "127.0.0.1",
-    }, { permissions: DEPLOY_PERMISSIONS });
+    svc = await startDeployLike({ ...upstreams.env, BROWSER_WS_ENDPOINT: remote.endpoint });
     const shot = await capture(svc, `${pages.origin}/dark`);
     assert.equal(shot.status, 200, shot.text);
     const body = JSON.parse(shot.text);

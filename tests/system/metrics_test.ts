@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { servePages } from "../helpers/capture_fixtures.ts";
 import { histogramCount, sampleValue } from "../helpers/prometheus.ts";
 import { type ServiceProcess, startService } from "../helpers/service_process.ts";
-import { encodeFixture, screenshotPixels } from "../codecs/fixtures.ts";
+import { exportForm } from "../helpers/export_form.ts";
 
 const TOKEN = "system-metrics-token-0123456789";
 
@@ -42,11 +42,7 @@ Deno.test("the real process counts captures, cache hits, exports, 429s and brows
     assert.equal(await capture(svc, `${pages.origin}/`), 200);
     assert.equal(await capture(svc, `${pages.origin}/`), 200);
     assert.equal(await capture(svc, `${pages.origin}/`), 429);
-    const form = new FormData();
-    const png = await encodeFixture(screenshotPixels(320, 200), "png");
-    form.set("image", new Blob([png as Uint8Array<ArrayBuffer>], { type: "image/png" }), "a.png");
-    form.set("format", "png");
-    form.set("qualityPreset", "medium");
+    const form = await exportForm("png", "medium");
     const exported = await fetch(`${svc.base}/api/export`, { method: "POST", body: form });
     assert.equal(exported.status, 200);
     const path = exported.headers.get("x-export-encoder") ?? "";

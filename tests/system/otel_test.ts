@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { servePages } from "../helpers/capture_fixtures.ts";
 import { eventually } from "../helpers/fault_checks.ts";
 import { startService } from "../helpers/service_process.ts";
-import { encodeFixture, screenshotPixels } from "../codecs/fixtures.ts";
+import { exportForm } from "../helpers/export_form.ts";
 import { type ReceivedSpan, startOtlpReceiver } from "../fixtures/otlp_receiver.ts";
 
 const SECRET_QUERY = "session=otel-secret-4711";
@@ -53,11 +53,7 @@ Deno.test("a capture and an export arrive as spans with filterable attributes an
       assert.equal(res.status, 200);
       assert.equal((await res.json()).cached, cached);
     }
-    const form = new FormData();
-    const png = await encodeFixture(screenshotPixels(320, 200), "png");
-    form.set("image", new Blob([png as Uint8Array<ArrayBuffer>], { type: "image/png" }), "a.png");
-    form.set("format", "webp");
-    form.set("qualityPreset", "high");
+    const form = await exportForm("webp", "high");
     const exported = await fetch(`${svc.base}/api/export`, { method: "POST", body: form });
     assert.equal(exported.status, 200);
     const encoder = exported.headers.get("x-export-encoder");
