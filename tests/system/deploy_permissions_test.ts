@@ -9,38 +9,17 @@
 import assert from "node:assert/strict";
 import { schemePage, servePages } from "../helpers/capture_fixtures.ts";
 import { type ServiceProcess, startService } from "../helpers/service_process.ts";
-import { makeTestTls } from "../helpers/test_tls.ts";
 import { exportForm } from "../helpers/export_form.ts";
 import { TINY_PNG } from "../fixtures/loopback_upstream.ts";
 import { startRemoteChromium } from "../fixtures/remote_chromium.ts";
-import { impersonatedSyndication } from "../fixtures/tls_syndication.ts";
+import {
+  IMPERSONATED_MEDIA_URL,
+  IMPERSONATED_POST as POST,
+  impersonatedUpstreams,
+} from "../fixtures/impersonated_upstreams.ts";
 
 const DEPLOY_PERMISSIONS = ["-A", "--deny-ffi", "--deny-run", "--deny-write", "--deny-sys"];
-const POST = { __typename: "Tweet", id_str: "20", text: "just setting up my twttr" };
 const METRICS_TOKEN = "deploy-permissions-metrics-token";
-
-/** The syndication CDN and a media host, both on loopback behind one CONNECT proxy. */
-async function impersonatedUpstreams() {
-  const tls = await makeTestTls(["cdn.syndication.twimg.com", "pbs.twimg.com"]);
-  const upstream = impersonatedSyndication((_req, url) => {
-    if (url.hostname === "pbs.twimg.com" && url.pathname === "/media/ok.png") {
-      return new Response(TINY_PNG, { headers: { "content-type": "image/png" } });
-    }
-    if (url.pathname === "/tweet-result" && url.searchParams.get("id") === POST.id_str) {
-      return Response.json(POST);
-    }
-    return new Response("not found", { status: 404 });
-  }, tls);
-  const caFile = await Deno.makeTempFile({ prefix: "shotline_test_ca_", suffix: ".pem" });
-  await Deno.writeTextFile(caFile, tls.caCert);
-  return {
-    env: { HTTPS_PROXY: upstream.proxyUrl, DENO_CERT: caFile },
-    async close() {
-      await upstream.close();
-      await Deno.remove(caFile);
-    },
-  };
-}
 
 /** main.ts under DEPLOY_PERMISSIONS, allowed to capture loopback pages, with /metrics on. */
 function startDeployLike(env: Record<string, string>) {
@@ -49,7 +28,6 @@ function startDeployLike(env: Record<string, string>) {
     KV_PATH: ":memory:",
     ALLOW_PRIVATE_NETWORK: "true",
     METRICS_TOKEN,
-    NO_PROXY: "127.0.0.1",
   }, { permissions: DEPLOY_PERMISSIONS });
 }
 
@@ -80,7 +58,7 @@ async function assertEverythingElseWorks(svc: ServiceProcess) {
   assert.equal(post.status, 200, post.text);
   assert.deepEqual(JSON.parse(post.text), { data: POST });
 
-  const media = await call(svc, "/api/image-proxy?url=https://pbs.twimg.com/media/ok.png");
+  const media = await call(svc, `/api/image-proxy?url=${IMPERSONATED_MEDIA_URL}`);
   assert.equal(media.status, 200, media.text);
   assert.equal(media.headers.get("content-type"), "image/png");
   assert.deepEqual(media.body, TINY_PNG);

@@ -1,7 +1,8 @@
 /**
  * Traces from the real process (README, Operating): main.ts runs with Deno's built-in
  * OpenTelemetry (OTEL_DENO=true) exporting OTLP/HTTP JSON to a receiver on loopback. After a
- * capture, a cached capture and an export, our stage spans arrive with the attributes an operator
+ * capture, a cached capture, an export, a post lookup and a proxied media file (from loopback
+ * hosts impersonating the real ones), our stage spans arrive with the attributes an operator
  * filters on, nested under Deno's server spans, and no span carries the page's query string or
  * the metrics token.
  */
@@ -10,6 +11,12 @@ import { servePages } from "../helpers/capture_fixtures.ts";
 import { eventually } from "../helpers/fault_checks.ts";
 import { startService } from "../helpers/service_process.ts";
 import { exportForm } from "../helpers/export_form.ts";
+import {
+  IMPERSONATED_MEDIA_URL,
+  IMPERSONATED_POST,
+  impersonatedUpstreams,
+} from "../fixtures/impersonated_upstreams.ts";
+import { TINY_PNG } from "../fixtures/loopback_upstream.ts";
 import { type ReceivedSpan, startOtlpReceiver } from "../fixtures/otlp_receiver.ts";
 
 const SECRET_QUERY = "session=otel-secret-4711";
@@ -29,11 +36,14 @@ const CAPTURE_STAGES = [
   "capture.cache_write",
 ];
 const EXPORT_STAGES = ["export", "export.admission", "export.transcode"];
+const UPSTREAM_STAGES = ["post.lookup", "media.proxy", "media.proxy_stream"];
 
-Deno.test("a capture and an export arrive as spans with filterable attributes and no secrets", async () => {
+Deno.test("captures, an export, a post and a media stream arrive as spans, without secrets", async () => {
   const receiver = startOtlpReceiver();
   const pages = servePages();
+  const upstreams = await impersonatedUpstreams();
   const svc = await startService({
+    ...upstreams.env,
     KV_PATH: ":memory:",
     ALLOW_PRIVATE_NETWORK: "true",
     METRICS_TOKEN,
@@ -58,6 +68,12 @@ Deno.test("a capture and an export arrive as spans with filterable attributes an
     assert.equal(exported.status, 200);
     const encoder = exported.headers.get("x-export-encoder");
     await exported.body?.cancel();
+    const post = await fetch(`${svc.base}/api/post/${IMPERSONATED_POST.id_str}`);
+    assert.equal(post.status, 200);
+    await post.body?.cancel();
+    const media = await fetch(`${svc.base}/api/image-proxy?url=${IMPERSONATED_MEDIA_URL}`);
+    assert.equal(media.status, 200);
+    assert.deepEqual(new Uint8Array(await media.arrayBuffer()), TINY_PNG);
     const scrape = await fetch(`${svc.base}/metrics`, {
       headers: { authorization: `Bearer ${METRICS_TOKEN}` },
     });
@@ -66,7 +82,10 @@ Deno.test("a capture and an export arrive as spans with filterable attributes an
 
     const named = (name: string) => receiver.spans.filter((s) => s.name === name);
     await eventually(
-      () => [...CAPTURE_STAGES, ...EXPORT_STAGES].every((name) => named(name).length > 0),
+      () =>
+        [...CAPTURE_STAGES, ...EXPORT_STAGES, ...UPSTREAM_STAGES].every((name) =>
+          named(name).length > 0
+        ),
       `every stage span arrives (have: ${[...new Set(receiver.spans.map((s) => s.name))]})`,
       EXPORT_WAIT_MS,
     );
@@ -96,6 +115,18 @@ Deno.test("a capture and an export arrive as spans with filterable attributes an
     });
     assert.equal(named("export.transcode")[0].attributes.path, encoder);
 
+    assert.deepEqual(pick(named("post.lookup")[0], ["source", "result", "outcome"]), {
+      source: "miss",
+      result: "found",
+      outcome: "ok",
+    });
+    assert.deepEqual(pick(named("media.proxy_stream")[0], ["media.host", "bytes", "outcome"]), {
+      "media.host": "pbs.twimg.com",
+      bytes: TINY_PNG.length,
+      outcome: "ok",
+    });
+    assert.equal(named("media.proxy")[0].attributes.status, 200);
+
     // Deno's own server spans: named by route, our spans beneath them.
     const server = receiver.spans.find((s) =>
       s.scope !== "shotline" && s.attributes["http.route"] === "/api/screenshot"
@@ -116,6 +147,7 @@ Deno.test("a capture and an export arrive as spans with filterable attributes an
   } finally {
     await svc.stop();
     await pages.close();
+    await upstreams.close();
     await receiver.close();
   }
 });
