@@ -75,7 +75,7 @@ async function assertEverythingElseWorks(svc: ServiceProcess) {
 }
 
 Deno.test("under Deno Deploy's permissions, without a remote browser: captures 503, all else works", async () => {
-  const upstreams = await impersonatedUpstreams();
+  const upstreams = impersonatedUpstreams();
   const pages = servePages();
   let svc: ServiceProcess | undefined;
   try {
@@ -105,7 +105,7 @@ Deno.test("under Deno Deploy's permissions, without a remote browser: captures 5
 });
 
 Deno.test("under Deno Deploy's permissions, with BROWSER_WS_ENDPOINT: the remote browser captures", async () => {
-  const upstreams = await impersonatedUpstreams();
+  const upstreams = impersonatedUpstreams();
   const pages = servePages({ "/dark": () => new Response(schemePage(), { headers: html }) });
   await using remote = await startRemoteChromium();
   let svc: ServiceProcess | undefined;

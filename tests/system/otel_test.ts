@@ -41,7 +41,7 @@ const UPSTREAM_STAGES = ["post.lookup", "media.proxy", "media.proxy_stream"];
 Deno.test("captures, an export, a post and a media stream arrive as spans, without secrets", async () => {
   const receiver = startOtlpReceiver();
   const pages = servePages();
-  const upstreams = await impersonatedUpstreams();
+  const upstreams = impersonatedUpstreams();
   const svc = await startService({
     ...upstreams.env,
     KV_PATH: ":memory:",
