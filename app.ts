@@ -6,12 +6,14 @@ import { ApiError, ErrorSchema, RateLimitErrorSchema } from "./lib/errors.ts";
 import { errorResponse } from "./lib/http/error_response.ts";
 import { createRouter, METHOD_PROBE, methodNotAllowed } from "./lib/http/router.ts";
 import { accessLog, requestId, unreadableBody, utf8JsonBody } from "./lib/http/middleware.ts";
+import { requestTelemetry } from "./lib/telemetry/http.ts";
 import { createCacheAdminRouter } from "./routes/cache_admin.ts";
 import { createDiscoveryRouter } from "./routes/discovery.ts";
 import { createEditorRouter } from "./routes/editor.ts";
 import { createExportRouter, exportAdmission } from "./routes/export.ts";
 import { createHealthRouter } from "./routes/health.ts";
 import { createImageProxyRouter } from "./routes/image_proxy.ts";
+import { createMetricsRouter } from "./routes/metrics.ts";
 import { createPostRouter } from "./routes/post.ts";
 import { createScreenshotRouter } from "./routes/screenshot.ts";
 
@@ -29,7 +31,7 @@ export function createApp(deps: AppDeps) {
     c.set("deps", deps);
     await next();
   });
-  app.use("*", requestId(), accessLog());
+  app.use("*", requestId(), accessLog(), requestTelemetry());
   app.use("/api/export", exportAdmission());
   const uploadLimit = bodyLimitOf(deps.config.MAX_UPLOAD_BYTES, "Upload a smaller image");
   const jsonLimit = bodyLimitOf(DEFAULT_BODY_LIMIT, "Send a smaller JSON body");
@@ -43,6 +45,8 @@ export function createApp(deps: AppDeps) {
   app.route("/", createImageProxyRouter());
   // Without CACHE_ADMIN_TOKEN the purge route does not exist at all (404 for every method).
   if (deps.config.CACHE_ADMIN_TOKEN) app.route("/", createCacheAdminRouter());
+  // Likewise GET /metrics without METRICS_TOKEN.
+  if (deps.config.METRICS_TOKEN) app.route("/", createMetricsRouter());
   app.route("/", createDiscoveryRouter(() => app));
   app.route("/", createEditorRouter(() => app));
   app.route("/", createHealthRouter());

@@ -1,7 +1,7 @@
 import { createApp } from "./app.ts";
 import { createCaptureBackends } from "./lib/capture/backends.ts";
 import { createImageExporter } from "./lib/codecs/exporter.ts";
-import { ConfigError, parseConfig } from "./lib/config.ts";
+import { CONFIG_VARIABLES, ConfigError, parseConfig } from "./lib/config.ts";
 import { assembleServices } from "./lib/http/app_env.ts";
 import { createDrainGate } from "./lib/http/drain.ts";
 import { createLogger } from "./lib/log.ts";
@@ -13,15 +13,17 @@ import { DEFAULT_UPSTREAMS } from "./lib/upstreams.ts";
 const DRAIN_TIMEOUT_MS = 20_000;
 
 async function main() {
+  const { env, denied } = readEnvironment();
   let config;
   try {
-    config = parseConfig(Deno.env.toObject());
+    config = parseConfig(env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(error.message);
     Deno.exit(2);
   }
   const log = createLogger(config.LOG_LEVEL);
+  if (denied.length > 0) log.warn("env access denied; using defaults", { variables: denied });
   const clock = SYSTEM_CLOCK;
   const store = await openStore(config, clock, log);
   // sharp when FFI allows it, else the wasm Worker pool; warmed before the first request.
@@ -72,6 +74,26 @@ async function main() {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     Deno.addSignalListener(signal, () => void shutdown(signal));
   }
+}
+
+/** The environment, or (without full --allow-env) each variable we may read; denied ones are unset. */
+function readEnvironment(): { env: Record<string, string>; denied: string[] } {
+  try {
+    return { env: Deno.env.toObject(), denied: [] };
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotCapable)) throw error;
+  }
+  const env: Record<string, string> = {};
+  const denied: string[] = [];
+  for (const name of CONFIG_VARIABLES) {
+    try {
+      const value = Deno.env.get(name);
+      if (value !== undefined) env[name] = value;
+    } catch {
+      denied.push(name);
+    }
+  }
+  return { env, denied };
 }
 
 if (import.meta.main) await main();

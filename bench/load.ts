@@ -237,6 +237,22 @@ async function run(service: Service, upstream: UpstreamInfo): Promise<LoadOutcom
   };
 }
 
+// A fresh token per run: /metrics is read once, after the load, for the report.
+const METRICS_TOKEN = crypto.randomUUID();
+
+/** What GET /metrics says after the load: every series except histogram buckets. */
+async function printMetrics(service: Service) {
+  const res = await fetch(`${service.origin}/metrics`, {
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+  });
+  const lines = (await res.text()).split("\n").filter((line) =>
+    line && !line.startsWith("#") && !line.includes("_bucket{")
+  );
+  console.log(
+    `\n### /metrics after the load (HTTP ${res.status})\n\n\`\`\`\n${lines.join("\n")}\n\`\`\`\n`,
+  );
+}
+
 async function main() {
   const startedAt = performance.now();
   const loadBefore = loadAverage();
@@ -250,8 +266,10 @@ async function main() {
       ALLOW_PRIVATE_NETWORK: "true",
       HTTPS_PROXY: `http://127.0.0.1:${upstream.info.proxyPort}`,
       DENO_CERT: upstream.info.caPath,
+      METRICS_TOKEN,
     }, logDir);
     const r = await run(service, upstream.info);
+    await printMetrics(service);
     const exitCode = await service.stop();
     const logs = await logSummary(service.logPath);
     service = undefined;

@@ -35,8 +35,13 @@ const ConfigSchema = z.object({
   ALLOW_PRIVATE_NETWORK: booleanFlag.default(false),
   MAX_UPLOAD_BYTES: integer(1024, 1024 * 1024 * 1024).default(26214400),
   CACHE_ADMIN_TOKEN: z.string().min(1).optional(),
+  // Enables GET /metrics (bearer token); unset, the endpoint does not exist.
+  METRICS_TOKEN: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
+
+/** Every variable parseConfig reads (main.ts reads them one by one when env access is partial). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(ConfigSchema.shape);
 
 /** The validated environment, with the names of the README's Configuration table. */
 export type Config = z.output<typeof ConfigSchema>;

@@ -1,25 +1,7 @@
-import { createHash, timingSafeEqual } from "node:crypto";
-import type { Context } from "hono";
-import type { AppEnv } from "../lib/http/app_env.ts";
 import { parseTargetUrl } from "../lib/capture/target_url.ts";
 import { ApiError } from "../lib/errors.ts";
+import { requireBearer } from "../lib/http/bearer.ts";
 import { createRouter } from "../lib/http/router.ts";
-
-/** SHA-256 of both sides makes the comparison fixed-length, so no length leaks either. */
-function sameSecret(given: string, expected: string): boolean {
-  const digest = (s: string) => createHash("sha256").update(s).digest();
-  return timingSafeEqual(digest(given), digest(expected));
-}
-
-function requireToken(c: Context<AppEnv>, token: string | undefined) {
-  const given = c.req.header("Authorization")?.match(/^Bearer[ \t]+(\S+)[ \t]*$/i)?.[1];
-  // Constant-time compare: response timing must not reveal how much of a guess was right.
-  if (!token || !given || !sameSecret(given, token)) {
-    throw new ApiError(401, "unauthorized", "A valid cache-admin token is required.", {
-      headers: { "WWW-Authenticate": 'Bearer realm="cache-admin"' },
-    });
-  }
-}
 
 /**
  * DELETE /api/cache?url=<absolute url> | ?all=true (README, "Cache, concurrency and the per-IP limit"): operator-only,
@@ -29,7 +11,7 @@ export function createCacheAdminRouter() {
   return createRouter().delete("/api/cache", async (c) => {
     const { config, captureCache: cache, log } = c.var.deps;
     // Mounted only when the token is set (see createApp); checked again so a mistake fails closed.
-    requireToken(c, config.CACHE_ADMIN_TOKEN);
+    requireBearer(c, config.CACHE_ADMIN_TOKEN, "cache-admin");
     const { all, url } = c.req.query();
     let purge: () => Promise<number>;
     if (all !== undefined) {

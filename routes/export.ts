@@ -6,6 +6,8 @@ import { ImageProcessingError } from "../lib/codecs/exporter.ts";
 import { EXPORT_FORMATS, MAX_PIXELS, MAX_SIDE, QUALITY_PRESETS } from "../lib/codecs/presets.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
 import { createRouter, mountMethodProbe } from "../lib/http/router.ts";
+import { secondsSince } from "../lib/telemetry/metrics.ts";
+import { outcomeOf, traced } from "../lib/telemetry/trace.ts";
 
 const TAG = "Export";
 
@@ -137,11 +139,22 @@ export function createExportRouter() {
       inputBytes,
     });
     let result;
+    const labels = { format, preset: qualityPreset, path: exporter.encoder };
+    const started = performance.now();
+    let outcome = "ok";
     try {
-      result = await exporter.export(input, { format, preset: qualityPreset });
+      result = await traced(
+        "export",
+        labels,
+        () => exporter.export(input, { format, preset: qualityPreset }),
+      );
     } catch (error) {
+      outcome = outcomeOf(error);
       if (error instanceof ImageProcessingError) c.var.logFields.exportFailure = error.detail;
       throw error;
+    } finally {
+      const { metrics } = c.var.deps;
+      metrics.exportDuration.observe({ ...labels, outcome }, secondsSince(started));
     }
     Object.assign(c.var.logFields, {
       outputBytes: result.bytes.length,

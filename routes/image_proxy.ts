@@ -4,6 +4,7 @@ import { MAX_REDIRECTS, proxyMedia } from "../lib/media/proxy.ts";
 import { MEDIA_HOSTS, mediaHostList } from "../lib/upstreams.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
 import { createRouter } from "../lib/http/router.ts";
+import { traced, tracedBody } from "../lib/telemetry/trace.ts";
 
 const QuerySchema = z.object({
   url: z.string().min(1, "must not be empty").openapi({
@@ -94,17 +95,23 @@ export function createImageProxyRouter() {
       c.res.headers.set("Access-Control-Allow-Origin", "*");
     }
   });
-  return router.openapi(proxyRoute, (c) => {
+  return router.openapi(proxyRoute, async (c) => {
     const { url, host } = parseMediaUrl(c.req.valid("query").url);
     c.var.logFields.mediaHost = host;
     const { fetch, upstreams, log } = c.var.deps;
-    return proxyMedia({ fetch, upstreams, log }, {
-      url,
-      host,
-      // Hono runs GET handlers for HEAD; c.req.method still says which one the client sent.
-      method: c.req.method === "HEAD" ? "HEAD" : "GET",
-      headers: c.req.raw.headers,
-      signal: c.req.raw.signal,
+    // The host only: the media URL's path and query stay out of traces.
+    const response = await traced("media.proxy", { "media.host": host }, async (span) => {
+      const answer = await proxyMedia({ fetch, upstreams, log }, {
+        url,
+        host,
+        // Hono runs GET handlers for HEAD; c.req.method still says which one the client sent.
+        method: c.req.method === "HEAD" ? "HEAD" : "GET",
+        headers: c.req.raw.headers,
+        signal: c.req.raw.signal,
+      });
+      span.setAttribute("status", answer.status);
+      return answer;
     });
+    return tracedBody(response, "media.proxy_stream", { "media.host": host });
   });
 }

@@ -3,6 +3,7 @@ import { ApiError, type ErrorCode, ErrorSchema } from "../lib/errors.ts";
 import { POST_TTL_MS } from "../lib/posts/cache.ts";
 import { createRouter, validatedInput, validationError } from "../lib/http/router.ts";
 import { fetchPost, TOMBSTONE_REASONS, tombstoneHint } from "../lib/posts/syndication.ts";
+import { traced } from "../lib/telemetry/trace.ts";
 
 // Real post ids are 19 digits; 40 leaves room to grow while bounding what we send upstream.
 const MAX_ID_DIGITS = 40;
@@ -89,13 +90,17 @@ export function createPostRouter() {
     // Leading zeros name the same post; dropping them keeps one cache entry per post.
     const id = c.req.valid("param").id.replace(/^0+(?=\d)/, "");
     try {
-      const { lookup, source } = await posts.lookup(id, () =>
-        fetchPost({
-          fetch,
-          origin: upstreams.syndicationOrigin,
-          id,
-          timeoutMs: upstreams.postTimeoutMs,
-        }));
+      const { lookup, source } = await traced("post.lookup", {}, async (span) => {
+        const found = await posts.lookup(id, () =>
+          fetchPost({
+            fetch,
+            origin: upstreams.syndicationOrigin,
+            id,
+            timeoutMs: upstreams.postTimeoutMs,
+          }));
+        span.setAttributes({ source: found.source, result: found.lookup.kind });
+        return found;
+      });
       c.var.logFields.cache = source;
       if (lookup.kind === "not_found") {
         throw new ApiError(404, "not_found", `No post with id ${id}.`, {

@@ -15,6 +15,7 @@ import {
   ScreenshotRequestSchema,
   ScreenshotResponseSchema,
 } from "./screenshot_schemas.ts";
+import { traced } from "../lib/telemetry/trace.ts";
 
 const captureRoute = createRoute({
   method: "post",
@@ -84,9 +85,15 @@ export function createScreenshotRouter() {
       // After validation, so refused requests do not use up the client's quota.
       await enforceCaptureRateLimit(c);
       const { deviceType, colorScheme } = body;
-      const outcome = await screenshots.take({ url, deviceType, colorScheme }, {
-        forceRefresh: body.forceRefresh,
-        signal: c.req.raw.signal,
+      const forceRefresh = body.forceRefresh ?? false;
+      const attributes = { deviceType, colorScheme, forceRefresh };
+      const outcome = await traced("capture", attributes, async (span) => {
+        const taken = await screenshots.take({ url, deviceType, colorScheme }, {
+          forceRefresh,
+          signal: c.req.raw.signal,
+        });
+        span.setAttributes({ cached: taken.cached, backend: taken.strategy });
+        return taken;
       });
       const cache = outcome.cached ? "hit" : "miss";
       Object.assign(c.var.logFields, { cache, strategy: outcome.strategy });

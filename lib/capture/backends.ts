@@ -10,8 +10,9 @@ import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Resolver } from "./network/address.ts";
 import { findChromium } from "./local/browser.ts";
-import { createChromiumCapturer } from "./local/capturer.ts";
-import { createRemoteCapturer } from "./remote/capturer.ts";
+import { CHROMIUM_LOCAL, createChromiumCapturer } from "./local/capturer.ts";
+import { CHROMIUM_REMOTE, createRemoteCapturer } from "./remote/capturer.ts";
+import { instrumentBackend } from "../telemetry/instrument.ts";
 import type { Backoff } from "./remote/endpoint.ts";
 import type { CaptureJob, Capturer, CaptureResult } from "./types.ts";
 
@@ -50,10 +51,12 @@ export function createCaptureBackends(options: CaptureBackendsOptions): Startabl
   // An explicit CHROME_PATH is always honoured (a wrong one shows as "down" in /healthz); with
   // endpoints and no Chromium on this machine (Deno Deploy) a local backend could only fail.
   if (config.CHROME_PATH || endpoints.length === 0 || localFound()) {
-    backends.push(createChromiumCapturer({ ...common, chromePath: config.CHROME_PATH }));
+    const local = createChromiumCapturer({ ...common, chromePath: config.CHROME_PATH });
+    backends.push(instrumentBackend(local, CHROMIUM_LOCAL));
   }
   if (endpoints.length > 0) {
-    backends.push(createRemoteCapturer({ ...common, endpoints, backoff: options.backoff }));
+    const remote = createRemoteCapturer({ ...common, endpoints, backoff: options.backoff });
+    backends.push(instrumentBackend(remote, CHROMIUM_REMOTE));
   }
   return chainCapturers(backends, log);
 }

@@ -2,8 +2,8 @@
  * Turns what went wrong in a capture into the API's errors, so a target that cannot be loaded
  * is answered with an envelope that says why, never with a picture of Chromium's error page.
  */
-import { TimeoutError } from "puppeteer-core";
 import { ApiError } from "../errors.ts";
+import { TimeoutError as BoundTimeoutError } from "../timeout.ts";
 import { isIpLiteral } from "./network/address.ts";
 import type { EgressRefusal } from "./network/egress_proxy.ts";
 
@@ -91,7 +91,7 @@ export function captureFailure(
   if (error instanceof ApiError) return error;
   const message = error instanceof Error ? error.message : String(error);
   const netCode = /net::(ERR_[A-Z0-9_]+)/.exec(message)?.[1];
-  if (error instanceof TimeoutError) {
+  if (isPuppeteerTimeout(error)) {
     return new ApiError(408, "upstream_timeout", "The page did not load in time.", {
       hint: `The target did not deliver its document within ${context.timeoutMs} ms; ` +
         "try again later or try a lighter page.",
@@ -120,4 +120,10 @@ function hostOf(url: string): string {
   } catch {
     return url;
   }
+}
+
+/** puppeteer's TimeoutError, known by name because puppeteer-core is loaded lazily. */
+function isPuppeteerTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === "TimeoutError" &&
+    !(error instanceof BoundTimeoutError);
 }

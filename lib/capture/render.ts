@@ -11,6 +11,7 @@ import { EGRESS_MARKER_HEADER } from "./network/egress_proxy.ts";
 import { refusalError } from "./errors.ts";
 import { unbracket } from "./network/address.ts";
 import type { EgressRefusal } from "./network/egress_proxy.ts";
+import { traced } from "../telemetry/trace.ts";
 
 // Extra time after DOMContentLoaded for load, lazy images, fonts and network quiet.
 const SETTLE_BUDGET_MS = 5_000;
@@ -39,19 +40,30 @@ export async function render(
 ): Promise<Rendered> {
   const network = trackNetwork(page, url);
   try {
-    const response = await page.goto(url, { waitUntil: "domcontentloaded", timeout: timeoutMs });
+    const response = await traced(
+      "capture.navigation",
+      {},
+      () => page.goto(url, { waitUntil: "domcontentloaded", timeout: timeoutMs }),
+    );
     network.mainResponse ??= response;
     rejectProxyAnswer(network, session);
     const deadline = performance.now() + SETTLE_BUDGET_MS;
-    await settleAssets(page, Math.min(ASSETS_BUDGET_MS, SETTLE_BUDGET_MS));
-    await network.quiet(deadline);
+    await traced("capture.readiness_wait", {}, async () => {
+      await settleAssets(page, Math.min(ASSETS_BUDGET_MS, SETTLE_BUDGET_MS));
+      await network.quiet(deadline);
+    });
     // A script may have navigated after DOMContentLoaded; judge the document we will shoot.
     rejectProxyAnswer(network, session);
     if (page.mainFrame().url().startsWith("chrome-error:")) {
       throw new Error(`net::ERR_FAILED after a later navigation of ${url}`);
     }
     const png = await withTimeout(
-      page.screenshot({ type: "png", optimizeForSpeed: true, captureBeyondViewport: false }),
+      traced(
+        "capture.screenshot",
+        {},
+        () =>
+          page.screenshot({ type: "png", optimizeForSpeed: true, captureBeyondViewport: false }),
+      ),
       SCREENSHOT_TIMEOUT_MS,
       () =>
         new ApiError(408, "upstream_timeout", "The page did not paint in time.", {

@@ -4,6 +4,8 @@ import type { Clock } from "../store/store.ts";
 import type { CachedCapture, CaptureCache } from "./cache.ts";
 import { createCaptureSlots } from "./slots.ts";
 import type { CaptureJob, Capturer } from "./types.ts";
+import { METRICS } from "../telemetry/metrics.ts";
+import { traced } from "../telemetry/trace.ts";
 
 /** What a request gets: the image, who made it, and whether it came from the cache. */
 export interface ScreenshotOutcome extends CachedCapture {
@@ -74,7 +76,7 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
   const flights = new Map<string, Flight>();
 
   async function render(job: CaptureJob, signal: AbortSignal): Promise<CachedCapture> {
-    const release = await slots.acquire(signal);
+    const release = await traced("capture.queue_wait", {}, () => slots.acquire(signal));
     const deadline = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
@@ -107,7 +109,9 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
       .then(async (capture) => {
         // Only the current flight of a key writes: an older render that finishes after a
         // forceRefresh render must not put its older image back.
-        if (flights.get(key) === flight) await cache.set(job, capture);
+        if (flights.get(key) === flight) {
+          await traced("capture.cache_write", {}, () => cache.set(job, capture));
+        }
         return capture;
       })
       .finally(() => {
@@ -143,7 +147,8 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
   return {
     async take(job, { forceRefresh = false, signal } = {}) {
       if (!forceRefresh) {
-        const hit = await cache.get(job);
+        const hit = await traced("capture.cache_read", {}, () => cache.get(job));
+        METRICS.captureCache.inc({ result: hit ? "hit" : "miss" });
         if (hit) return { ...hit, cached: true };
       }
       if (signal?.aborted) throw cancelledError();

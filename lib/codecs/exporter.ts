@@ -18,6 +18,7 @@ import {
 import { JobScheduler } from "./scheduler.ts";
 import { exportWithSharp, loadSharp, warmSharp } from "./sharp.ts";
 import { canStartWorkers, WorkerPool } from "./worker_pool.ts";
+import { outcomeOf, startStage, traced } from "../telemetry/trace.ts";
 
 export type EncoderName = "sharp" | "wasm";
 
@@ -140,12 +141,16 @@ function exporterOf(
     async export(input, request) {
       const plan = planExport(input, request);
       let bytes: Uint8Array<ArrayBuffer>;
+      // Waiting for a slot, then decode + encode as one stage: both run inside libvips' one
+      // pipeline (sharp) or one worker message (wasm), so the split is not visible from here.
+      const admission = startStage("export.admission");
       try {
-        bytes = await scheduler.run(
-          plan.width * plan.height,
-          (slot) => hooks.run(slot, input, plan),
-        );
+        bytes = await scheduler.run(plan.width * plan.height, (slot) => {
+          admission.end();
+          return traced("export.transcode", { path: encoder }, () => hooks.run(slot, input, plan));
+        });
       } catch (error) {
+        admission.end(outcomeOf(error));
         if (error instanceof ApiError) throw error;
         throw new ImageProcessingError(error instanceof Error ? error.message : String(error));
       }

@@ -6,6 +6,8 @@ import type { Config } from "../config.ts";
 import type { LogFields, Logger } from "../log.ts";
 import { createPostCache, type PostCache } from "../posts/cache.ts";
 import type { Clock, Store } from "../store/store.ts";
+import { instrumentStore } from "../telemetry/instrument.ts";
+import { METRICS, type Metrics } from "../telemetry/metrics.ts";
 import type { Upstreams } from "../upstreams.ts";
 
 /**
@@ -35,12 +37,16 @@ export interface AppDeps extends AppParts {
   screenshots: ScreenshotService;
   /** Store-backed, coalescing post lookups. */
   posts: PostCache;
+  /** The Prometheus registry and instruments of GET /metrics (one per process). */
+  metrics: Metrics;
 }
 
 /** Builds the stateful services on top of `parts`; pure construction, no I/O. */
 export function assembleServices(parts: AppParts): AppDeps {
-  const { config, store, log, clock } = parts;
-  const captureCache = captureCacheOf(parts);
+  const { config, log, clock } = parts;
+  // Every store call of the service (caches, rate limiter) is timed for /metrics.
+  const store = instrumentStore(parts.store);
+  const captureCache = captureCacheOf({ ...parts, store });
   const screenshots = createScreenshotService({
     capturer: parts.capture,
     cache: captureCache,
@@ -51,7 +57,7 @@ export function assembleServices(parts: AppParts): AppDeps {
     hardTimeoutMs: 2 * config.CAPTURE_TIMEOUT_MS + 15_000,
   });
   const posts = createPostCache({ store, log });
-  return { ...parts, captureCache, screenshots, posts };
+  return { ...parts, store, captureCache, screenshots, posts, metrics: METRICS };
 }
 
 /** Hono environment shared by every router, so handlers see one typed context. */

@@ -6,6 +6,7 @@ import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { clientIpOf } from "./middleware.ts";
 import type { Store, WindowVerdict } from "../store/store.ts";
+import { METRICS } from "../telemetry/metrics.ts";
 
 /** The sliding window of RATE_LIMIT_PER_MINUTE. */
 export const RATE_WINDOW_MS = 60_000;
@@ -82,6 +83,9 @@ export async function enforceCaptureRateLimit(c: Context<AppEnv>): Promise<void>
     return;
   }
   const now = clock.now();
-  if (!verdict.allowed) throw rateLimitedError(verdict, now);
+  if (!verdict.allowed) {
+    METRICS.rateLimited.inc();
+    throw rateLimitedError(verdict, now);
+  }
   for (const [name, value] of Object.entries(rateLimitHeaders(verdict, now))) c.header(name, value);
 }

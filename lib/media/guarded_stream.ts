@@ -1,3 +1,5 @@
+import { METRICS } from "../telemetry/metrics.ts";
+
 /** Why a proxied body was cut short. */
 export class MediaStreamError extends Error {
   constructor(readonly reason: "too_large" | "idle", message: string) {
@@ -61,6 +63,7 @@ export function guardedStream(
         return;
       }
       lastProgress = performance.now();
+      METRICS.proxyBytes.inc(chunk.byteLength);
       c.enqueue(chunk);
     },
     flush: stop,

@@ -14,5 +14,13 @@ export async function openStore(config: Config, clock: Clock, log: Logger): Prom
       log,
     });
   }
-  return await openKvStore(config.KV_PATH, clock);
+  try {
+    return await openKvStore(config.KV_PATH, clock);
+  } catch (error) {
+    // Why: a denied --allow-write (or read) must not take the service down; an ephemeral store
+    // keeps captures, posts and the rate limiter working, only without persistence.
+    if (!(error instanceof Deno.errors.NotCapable)) throw error;
+    log.error("KV_PATH not accessible; using an in-memory store", { error: error.message });
+    return await openKvStore(":memory:", clock);
+  }
 }

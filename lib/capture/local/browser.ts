@@ -2,8 +2,10 @@
  * The local Chromium: found, launched over a pipe with every request forced through the egress
  * proxy, relaunched when it dies, and closed with its temporary profile removed.
  */
-import puppeteer, { type Browser } from "puppeteer-core";
+import type { Browser } from "puppeteer-core";
+import { loadPuppeteer } from "../puppeteer.ts";
 import type { Logger } from "../../log.ts";
+import { METRICS } from "../../telemetry/metrics.ts";
 
 /** Where Debian, Ubuntu and Google's packages put the executable, in order of preference. */
 export const CHROME_CANDIDATES = [
@@ -86,10 +88,17 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
   const launchOnce = async (): Promise<Browser> => {
     const executable = findChromium(options.chromePath);
     if ("error" in executable) throw new Error(executable.error);
+    // Why: puppeteer spawns without listening for the spawn error, so a denied --allow-run
+    // (Deno Deploy, `--deny-run`) would surface as an uncaught NotCapable and end the service.
+    const run = await Deno.permissions.query({ name: "run", command: executable.path });
+    if (run.state !== "granted") {
+      throw new Error(`run permission for ${executable.path} is not granted (--allow-run)`);
+    }
     const profile = await Deno.makeTempDir({ prefix: `${PROFILE_PREFIX}${Deno.pid}-` });
     const started = performance.now();
     let browser: Browser;
     try {
+      const puppeteer = await loadPuppeteer();
       browser = await puppeteer.launch({
         executablePath: executable.path,
         userDataDir: profile,
@@ -110,6 +119,7 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
       throw error;
     }
     const pid = browser.process()?.pid;
+    METRICS.browserStarts.inc({ backend: "chromium-local" });
     log.info("browser launched", {
       executable: executable.path,
       pid,
@@ -121,6 +131,7 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
       current = null;
       options.onBrowser(null);
       if (closed) return;
+      METRICS.browserLosses.inc({ backend: "chromium-local" });
       log.warn("browser disconnected; relaunching", { pid });
       // Relaunch now so the next request finds a warm browser; failures surface on get().
       get().catch(() => {});

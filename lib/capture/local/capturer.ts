@@ -13,6 +13,7 @@ import { type ContextOpener, createPagePool, type PagePool } from "./page_pool.t
 import { runBoundarySelfTest, warnIfUntested } from "./self_test.ts";
 import { render } from "../render.ts";
 import type { CaptureBackendStatus, CaptureJob, Capturer, CaptureResult } from "../types.ts";
+import { traced } from "../../telemetry/trace.ts";
 
 export const CHROMIUM_LOCAL = "chromium-local";
 
@@ -70,7 +71,11 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
     log,
     async verify(browser) {
       warnIfUntested(await browser.version(), log);
-      await runBoundarySelfTest({ browser, log, openContext: options.openContext });
+      await traced(
+        "capture.self_test",
+        { backend: CHROMIUM_LOCAL },
+        () => runBoundarySelfTest({ browser, log, openContext: options.openContext }),
+      );
     },
     onBrowser(browser) {
       for (const old of [...pools.keys()]) if (!old.connected) void closePool(old);
@@ -107,7 +112,11 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
       });
       try {
         const pool = await poolFor(browser);
-        const slot = await pool.acquire(job.deviceType, job.colorScheme);
+        const slot = await traced(
+          "capture.context_acquire",
+          { backend: CHROMIUM_LOCAL },
+          () => pool.acquire(job.deviceType, job.colorScheme),
+        );
         // A caller that gives up closes the context, which ends the navigation at once.
         const onAbort = () => void slot.context.close().catch(() => {});
         signal?.addEventListener("abort", onAbort, { once: true });

@@ -20,6 +20,7 @@ import {
   readHead,
   writeAll,
 } from "./http_wire.ts";
+import { METRICS } from "../../telemetry/metrics.ts";
 
 export type { EgressRefusal } from "./egress_policy.ts";
 
@@ -73,6 +74,7 @@ function openSession(policy: EgressPolicy, log: Logger, onClose: () => void): Eg
   let closed = false;
   const refuse = (refusal: EgressRefusal) => {
     refusals.push(refusal);
+    METRICS.egressRefusals.inc({ reason: refusal.kind });
     log.debug("egress refused", { ...refusal });
   };
   const track = (conn: Deno.Conn) => {

@@ -17,6 +17,7 @@ import {
   type EgressPolicy,
   type EgressRefusal,
 } from "./egress_policy.ts";
+import { METRICS } from "../../telemetry/metrics.ts";
 
 export interface RequestGuard {
   /** Requests refused so far, oldest first (read by the error mapping). */
@@ -93,6 +94,7 @@ export function createRequestGuard(options: RequestGuardOptions): RequestGuard {
 
   const refuse = (refusal: EgressRefusal) => {
     refusals.push(refusal);
+    METRICS.egressRefusals.inc({ reason: refusal.kind });
     log.debug("remote request refused", { ...refusal });
   };
 

@@ -21,6 +21,7 @@ import type {
   CaptureResult,
   DeviceType,
 } from "../types.ts";
+import { traced } from "../../telemetry/trace.ts";
 
 export const CHROMIUM_REMOTE = "chromium-remote";
 
@@ -122,12 +123,20 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
       const onAbort = () => context && dispose(context);
       signal?.addEventListener("abort", onAbort, { once: true });
       try {
-        context = await browser.createBrowserContext({ downloadBehavior: { policy: "deny" } });
+        context = await traced(
+          "capture.context_acquire",
+          { backend: CHROMIUM_REMOTE },
+          () => browser.createBrowserContext({ downloadBehavior: { policy: "deny" } }),
+        );
         signal?.throwIfAborted();
         const page = await context.newPage();
         // An alert() would block the page (and the screenshot) until someone answers it.
         page.on("dialog", (dialog) => void dialog.dismiss().catch(() => {}));
-        await emulateDevice(page, job.deviceType, job.colorScheme, await agentsOf(browser));
+        await traced(
+          "capture.options",
+          { deviceType: job.deviceType },
+          async () => emulateDevice(page, job.deviceType, job.colorScheme, await agentsOf(browser)),
+        );
         await guard.attach(page);
         const { png, targetStatus } = await render(page, guard, job.url, timeoutMs);
         return { png, targetStatus, strategy: CHROMIUM_REMOTE };

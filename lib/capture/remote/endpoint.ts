@@ -3,10 +3,12 @@
  * reconnected in the background with exponential backoff when the connection drops. We never
  * launch or close that browser; `close()` only disconnects.
  */
-import puppeteer, { type Browser } from "puppeteer-core";
+import type { Browser } from "puppeteer-core";
+import { loadPuppeteer } from "../puppeteer.ts";
 import type { Logger } from "../../log.ts";
 import { withTimeout } from "../../timeout.ts";
 import type { CaptureBackendStatus } from "../types.ts";
+import { METRICS } from "../../telemetry/metrics.ts";
 
 // A WebSocket upgrade that has not completed by then will not; without it a host that accepts
 // TCP but never answers would hold a capture until the OS gives up.
@@ -108,12 +110,14 @@ export function createRemoteEndpoint(
       failures = 0;
       nextAttemptAt = 0;
       browser = connected;
+      METRICS.browserStarts.inc({ backend: "chromium-remote" });
       log.info("remote browser connected", { endpoint: label });
       connected.once("disconnected", () => {
         if (browser !== connected) return;
         browser = null;
         lastReason = "disconnected";
         if (closed) return;
+        METRICS.browserLosses.inc({ backend: "chromium-remote" });
         log.warn("remote browser disconnected; reconnecting", { endpoint: label });
         scheduleReconnect(backoff.minMs);
       });
@@ -160,6 +164,7 @@ export function createRemoteEndpoint(
 
 /** One bounded `puppeteer.connect`; a connection that arrives after the deadline is dropped. */
 async function connectOnce(browserWSEndpoint?: string, browserURL?: string): Promise<Browser> {
+  const puppeteer = await loadPuppeteer();
   const connecting = puppeteer.connect({
     browserWSEndpoint,
     browserURL,

@@ -1,0 +1,14 @@
+/**
+ * puppeteer-core, loaded on first use rather than at start-up: its `ws` dependency reads the
+ * environment while it loads, so a process without `--allow-env` would otherwise die before
+ * listening. Loaded here, a refusal only leaves the capture backends down (README, Operating).
+ */
+type Puppeteer = typeof import("puppeteer-core").default;
+
+let loading: Promise<Puppeteer> | null = null;
+
+/** The puppeteer-core module; rejects (every time) when this process may not load it. */
+export function loadPuppeteer(): Promise<Puppeteer> {
+  loading ??= import("puppeteer-core").then((module) => module.default);
+  return loading;
+}

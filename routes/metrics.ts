@@ -1,0 +1,21 @@
+import { requireBearer } from "../lib/http/bearer.ts";
+import { createRouter } from "../lib/http/router.ts";
+
+/**
+ * GET /metrics: Prometheus text exposition (README, Operating), behind METRICS_TOKEN. Registered
+ * with plain `router.get`, so it never appears in /openapi.json or /llms*.txt.
+ */
+export function createMetricsRouter() {
+  return createRouter().get("/metrics", async (c) => {
+    const { config, metrics, screenshots } = c.var.deps;
+    // Mounted only when the token is set (see createApp); checked again so a mistake fails closed.
+    requireBearer(c, config.METRICS_TOKEN, "metrics");
+    // Gauges are read at scrape time from the service that owns the numbers.
+    const { running, queued } = screenshots.stats();
+    metrics.captureQueueDepth.set(queued);
+    metrics.capturesInFlight.set(running);
+    c.header("Cache-Control", "no-store");
+    c.header("Content-Type", metrics.registry.contentType);
+    return c.body(await metrics.registry.metrics(), 200);
+  });
+}
