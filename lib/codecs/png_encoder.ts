@@ -174,3 +174,22 @@ export function crc32(bytes: Uint8Array): number {
   for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }
+
+/** The PNG without chunks of the given types (e.g. libpng's pHYs, which we do not promise). */
+export function withoutPngChunks(
+  png: Uint8Array<ArrayBuffer>,
+  types: string[],
+): Uint8Array<ArrayBuffer> {
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  const kept: Uint8Array[] = [png.subarray(0, 8)];
+  for (let offset = 8; offset + 8 <= png.length;) {
+    const end = offset + 12 + view.getUint32(offset);
+    const type = String.fromCharCode(...png.subarray(offset + 4, offset + 8));
+    if (!types.includes(type)) kept.push(png.subarray(offset, end));
+    offset = end;
+  }
+  if (kept.length === 1) return png;
+  const out = new Uint8Array(kept.reduce((n, p) => n + p.length, 0));
+  kept.reduce((offset, p) => (out.set(p, offset), offset + p.length), 0);
+  return out;
+}

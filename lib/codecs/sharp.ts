@@ -6,6 +6,7 @@
 import type SharpModule from "sharp";
 import type { Sharp as SharpImage, SharpOptions } from "sharp";
 import { rgbaFromInk } from "./cmyk.ts";
+import { withoutPngChunks } from "./png_encoder.ts";
 import {
   EXPORT_FORMATS,
   type ExportPlan,
@@ -77,7 +78,8 @@ export async function exportWithSharp(
   if (plan.icc) image = image.keepIccProfile();
   if (plan.format === "png") {
     if (!plan.hasAlpha) image = image.removeAlpha();
-    return await encodePng(image, plan, optimisePng);
+    // libpng writes the pixel density (pHYs); outputs carry nothing but pixels and the profile.
+    return withoutPngChunks(await encodePng(image, plan, optimisePng), ["pHYs"]);
   } else if (plan.format === "jpeg") {
     image = image.flatten({ background: "#ffffff" }).jpeg({
       quality: settings.jpeg.quality,
