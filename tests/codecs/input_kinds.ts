@@ -1,7 +1,7 @@
 /**
  * Uploads of every kind the exporters accept, generated here (never downloaded): grey, 16-bit
- * and palette PNGs, a Display P3 PNG (profile built below), a CMYK JPEG (made by libvips, when
- * sharp loads), alpha PNG/WebP, and files carrying EXIF with GPS, XMP and comments.
+ * and palette PNGs, a Display P3 PNG (profile built below), CMYK and YCCK JPEGs (and one made by
+ * libvips, when sharp loads), alpha PNG/WebP, and files carrying EXIF with GPS, XMP and comments.
  */
 import { deflateSync } from "node:zlib";
 import { encodePng, pngChunk } from "../../lib/codecs/png_encoder.ts";
@@ -10,6 +10,7 @@ import type { ImageKind } from "../../lib/codecs/presets.ts";
 import type { Sharp } from "../../lib/codecs/sharp.ts";
 import { orientPixels } from "../../lib/codecs/pixels.ts";
 import { alphaPixels, encodeFixture, screenshotPixels, withOrientation } from "./fixtures.ts";
+import { cmykJpegOf } from "./cmyk_jpeg_writer.ts";
 import { withPrivateMetadata } from "./private_metadata.ts";
 
 export interface InputKind {
@@ -36,6 +37,11 @@ export async function inputKinds(sharp?: Sharp): Promise<InputKind[]> {
     { name: "png rgb", bytes: await encodeFixture(page, "png"), pixels: page },
     { name: "png rgba", bytes: await encodeFixture(alpha, "png", true), pixels: alpha },
     { name: "png grey", bytes: rawPng(page, { colourType: 0, depth: 8 }), pixels: grey(page) },
+    {
+      name: "png grey+alpha",
+      bytes: rawPng(alpha, { colourType: 4, depth: 8 }),
+      pixels: grey(alpha),
+    },
     { name: "png 16-bit", bytes: rawPng(page, { colourType: 2, depth: 16 }), pixels: page },
     { name: "png palette", bytes: palettePng(few), pixels: few },
     {
@@ -54,7 +60,10 @@ export async function inputKinds(sharp?: Sharp): Promise<InputKind[]> {
     const bytes = withPrivateMetadata(kind.name.split(" ")[0] as ImageKind, kind.bytes);
     kinds.push({ ...kind, name: `${kind.name} + EXIF GPS, XMP, comment`, bytes });
   }
-  if (sharp) kinds.push({ name: "jpeg cmyk", bytes: await cmykJpeg(sharp, page) });
+  const ink = { width: 240, height: 160, data: inkOf(page) };
+  kinds.push({ name: "jpeg cmyk (Adobe)", bytes: cmykJpegOf(ink, "cmyk") });
+  kinds.push({ name: "jpeg ycck", bytes: cmykJpegOf(ink, "ycck") });
+  if (sharp) kinds.push({ name: "jpeg cmyk (libvips)", bytes: await cmykJpeg(sharp, page) });
   return kinds;
 }
 
@@ -72,16 +81,32 @@ export function withIccPng(png: Uint8Array, icc: Uint8Array): Uint8Array {
   return concat([png.subarray(0, 33), pngChunk("iCCP", data), png.subarray(33)]);
 }
 
-/** Grey (colour type 0) or RGB (2) PNG at 8 or 16 bits, written without any filter. */
-function rawPng(pixels: Pixels, { colourType, depth }: { colourType: 0 | 2; depth: 8 | 16 }) {
+/** Plain ink amounts for RGB (K = the darkest share), so the CMYK files show a page too. */
+function inkOf(pixels: Pixels): Uint8Array {
+  const ink = new Uint8Array(pixels.data.length);
+  for (let i = 0; i < ink.length; i += 4) {
+    const [r, g, b] = pixels.data.subarray(i, i + 3);
+    const k = 255 - Math.max(r, g, b);
+    const scale = k === 255 ? 0 : 255 / (255 - k);
+    ink.set([(255 - r - k) * scale, (255 - g - k) * scale, (255 - b - k) * scale, k], i);
+  }
+  return ink;
+}
+
+/** Grey (colour type 0), RGB (2) or grey+alpha (4) PNG at 8 or 16 bits, unfiltered. */
+function rawPng(pixels: Pixels, { colourType, depth }: { colourType: 0 | 2 | 4; depth: 8 | 16 }) {
   const { width, height, data } = pixels;
-  const samples = (colourType === 0 ? 1 : 3) * (depth / 8);
+  const samples = { 0: 1, 2: 3, 4: 2 }[colourType] * (depth / 8);
   const rows = new Uint8Array((width * samples + 1) * height);
   for (let y = 0, o = 0; y < height; y++) {
     rows[o++] = 0;
     for (let x = 0; x < width; x++) {
       const i = (y * width + x) * 4;
-      const values = colourType === 0 ? [luma(data, i)] : [data[i], data[i + 1], data[i + 2]];
+      const values = colourType === 0
+        ? [luma(data, i)]
+        : colourType === 4
+        ? [luma(data, i), data[i + 3]]
+        : [data[i], data[i + 1], data[i + 2]];
       for (const v of values) {
         rows[o++] = v;
         if (depth === 16) rows[o++] = v; // v * 257: the same colour at 16 bits

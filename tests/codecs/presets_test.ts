@@ -1,7 +1,7 @@
 /**
  * The PNG presets on a real 1920x1080 Chromium screenshot (tests/codecs/screenshot_1080p.png,
- * a local page rendered by headless Chromium), on both paths; how a Display P3 upload and a
- * CMYK JPEG come out.
+ * a local page rendered by headless Chromium), on both paths; how a Display P3 upload and CMYK
+ * and YCCK JPEGs come out.
  */
 import assert from "node:assert/strict";
 import {
@@ -14,7 +14,8 @@ import { QUALITY_PRESETS } from "../../lib/codecs/presets.ts";
 import { loadSharp } from "../../lib/codecs/sharp.ts";
 import { decodeWasm } from "../../lib/codecs/wasm.ts";
 import { encodeFixture } from "./fixtures.ts";
-import { cmykJpeg, displayP3Profile, withIccPng } from "./input_kinds.ts";
+import { cmykJpegOf } from "./cmyk_jpeg_writer.ts";
+import { displayP3Profile, withIccPng } from "./input_kinds.ts";
 import { meanAbsoluteError, pngChunks } from "./inspect.ts";
 
 const loaded = await loadSharp();
@@ -100,24 +101,46 @@ bothPaths(
 );
 
 bothPaths(
-  "a CMYK JPEG converts alike on both paths: paper is white, full black ink is black",
+  "CMYK and YCCK JPEGs become the ink formula's RGB on both paths, in every format",
   async (paths) => {
-    const width = 96, height = 32;
-    const data = new Uint8Array(width * height * 4);
-    for (let i = 0; i < width * height; i++) {
-      const x = i % width;
-      data.set(x < 32 ? [255, 255, 255, 255] : x < 64 ? [0, 0, 0, 255] : [220, 20, 30, 255], i * 4);
-    }
-    const upload = await cmykJpeg(sharp!, { data, width, height });
-    for (const [path, exporter] of paths) {
-      const { bytes } = await exporter.export(upload.slice(), { format: "png", preset: "medium" });
-      const out = await decodeWasm("png", bytes);
-      const at = (x: number) =>
-        Array.from(out.data.subarray((16 * width + x) * 4, (16 * width + x) * 4 + 3));
-      assert.ok(at(16).every((v) => v >= 250), `${path}: white patch ${at(16)}`);
-      assert.ok(at(48).every((v) => v <= 40), `${path}: black patch ${at(48)}`);
-      const [r, g, b] = at(80);
-      assert.ok(r > 180 && g < 90 && b < 90, `${path}: red patch ${[r, g, b]}`);
+    const ink = inkPatches(64, 32);
+    const expected = { ...ink, data: rgbaFromInkReference(ink.data) };
+    for (const transform of ["cmyk", "ycck"] as const) {
+      const upload = cmykJpegOf(ink, transform);
+      for (const [path, exporter] of paths) {
+        for (const format of ["png", "jpeg", "webp"] as const) {
+          const { bytes } = await exporter.export(upload.slice(), { format, preset: "high" });
+          const mae = meanAbsoluteError(await decodeWasm(format, bytes), expected);
+          // Lossless PNG shows the decode itself (the fixture is near-lossless); WebP's 4:2:0
+          // chroma blurs the hard patch edges a little.
+          const limit = format === "png" ? 1 : 5;
+          assert.ok(mae.every((e) => e <= limit), `${path}: ${transform} -> ${format}: MAE ${mae}`);
+        }
+      }
     }
   },
 );
+
+/** Ink patches (paper, full black, cyan, a mixed brown) over a left-to-right magenta ramp. */
+function inkPatches(width: number, height: number) {
+  const patches = [[0, 0, 0, 0], [0, 0, 0, 255], [255, 0, 0, 0], [30, 200, 180, 40]];
+  const data = new Uint8Array(width * height * 4);
+  for (let i = 0; i < width * height; i++) {
+    const x = i % width;
+    const patch = patches[Math.floor((x / width) * 4)];
+    const ramp = Math.round((x % (width / 4)) * (255 / (width / 4)) * 0.3);
+    data.set([patch[0], Math.min(255, patch[1] + ramp), patch[2], patch[3]], i * 4);
+  }
+  return { data, width, height };
+}
+
+/** R = 255 - (C (1 - K/255) + K), written out independently of lib/codecs/cmyk.ts. */
+function rgbaFromInkReference(ink: Uint8Array): Uint8Array {
+  const out = new Uint8Array(ink.length);
+  for (let i = 0; i < ink.length; i += 4) {
+    const k = ink[i + 3] / 255;
+    for (let c = 0; c < 3; c++) out[i + c] = Math.round(255 * (1 - ink[i + c] / 255) * (1 - k));
+    out[i + 3] = 255;
+  }
+  return out;
+}
