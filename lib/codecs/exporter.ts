@@ -201,7 +201,7 @@ function wasmCodecs() {
 
 /**
  * The sharp path, or the reason sharp cannot load here. PNG `high` is refined by oxipng in wasm
- * Workers (one per slot, started on first use), as on the wasm path, so both agree on its size.
+ * Workers (one per slot, warmed in the background), as on the wasm path, so both agree on its size.
  */
 export async function createSharpExporter(
   options: ExporterOptions = {},
@@ -212,6 +212,7 @@ export async function createSharpExporter(
   const slots = options.slots ?? navigator.hardwareConcurrency ?? 1;
   // Without Workers oxipng would block the request thread for a second: sharp's zlib 9 instead.
   const pool = await canStartWorkers() ? new WorkerPool(slots + 1) : undefined;
+  let closed = false;
   const exporter = exporterOf("sharp", { ...options, slots }, {
     // libvips works on its own threads; the request thread only awaits.
     run: (slot, input, plan) =>
@@ -224,9 +225,14 @@ export async function createSharpExporter(
     async warm() {
       await warmSharp(sharp);
       // In the background: the first PNG `high` export should not pay for starting a Worker.
-      pool?.warm().catch((error) => options.log?.warn("png optimiser workers failed", { error }));
+      pool?.warm().catch((error) => {
+        if (!closed) options.log?.warn("png optimiser workers failed to start", { error });
+      });
     },
-    close: () => pool?.close(),
+    close: () => {
+      closed = true;
+      pool?.close();
+    },
   });
   return { exporter };
 }
