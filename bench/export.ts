@@ -104,7 +104,7 @@ async function pngPresetTable() {
     { label: "photo-like 1920x1080", png: await encodeFixture(photoPixels(1920, 1080), "png") },
   ];
   const rows = [
-    "| input | preset | ours sharp ms | ours wasm ms | plain sharp ms | ours sharp KB | ours wasm KB | plain sharp KB | size wasm/sharp | MAE sharp / wasm |",
+    "| input | preset | ours sharp ms (CPU) | ours wasm ms (CPU) | plain sharp ms (CPU) | ours sharp KB | ours wasm KB | plain sharp KB | size wasm/sharp | MAE sharp / wasm |",
     "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   const notes = [];
@@ -128,8 +128,9 @@ async function pngPresetTable() {
         kb.sharp[preset] = t.sharp.bytes;
         kb.wasm[preset] = t.wasm.bytes;
         rows.push(
-          `| ${input.label} | ${preset} | ${ms(t.sharp.ms)} | ${ms(t.wasm.ms)} | ` +
-            `${ms(t.plain.ms)} | ${kb1(t.sharp.bytes)} | ${kb1(t.wasm.bytes)} | ` +
+          `| ${input.label} | ${preset} | ${ms(t.sharp.ms)} (${ms(t.sharp.cpu)}) | ` +
+            `${ms(t.wasm.ms)} (${ms(t.wasm.cpu)}) | ${ms(t.plain.ms)} (${ms(t.plain.cpu)}) | ` +
+            `${kb1(t.sharp.bytes)} | ${kb1(t.wasm.bytes)} | ` +
             `${kb1(t.plain.bytes)} | ${(t.wasm.bytes / t.sharp.bytes).toFixed(3)} | ` +
             `${await mae(outputs.sharp)} / ${await mae(outputs.wasm)} |`,
         );
@@ -145,7 +146,8 @@ async function pngPresetTable() {
     await Promise.all(Object.values(paths).map((e) => e.close()));
   }
   return [
-    `Medians of ${PNG_RUNS} interleaved runs. MAE: largest per-channel mean absolute error ` +
+    `Medians of ${PNG_RUNS} interleaved runs; wall ms with the process's CPU ms (all threads) in ` +
+    "brackets. MAE: largest per-channel mean absolute error " +
     "against the input. Plain sharp: `.png({ compressionLevel })` (9 for high, 6 for medium), " +
     "`.png({ palette: true, quality: 80, effort: 7, dither: 1, compressionLevel: 9 })` for low.",
     "",
@@ -234,10 +236,14 @@ async function latencyTable() {
 }
 
 const started = performance.now();
+console.log(`Load average at start: ${Deno.loadavg().map((v) => v.toFixed(1)).join(", ")}.\n`);
 console.log("## Codecs: median time and size per format and preset (PNG input)\n");
 console.log(await codecTable());
 console.log("\n## PNG presets: a real screenshot and a photo-like image, both paths\n");
 console.log(await pngPresetTable());
 console.log("\n## POST /api/export over HTTP: a light export while heavy ones run\n");
 console.log(await latencyTable());
-console.log(`\nTotal ${((performance.now() - started) / 1000).toFixed(0)} s.`);
+console.log(
+  `\nTotal ${((performance.now() - started) / 1000).toFixed(0)} s; load average at ` +
+    `the end: ${Deno.loadavg().map((v) => v.toFixed(1)).join(", ")}.`,
+);

@@ -6,6 +6,7 @@
  * settings: `.png({ compressionLevel })`, or `.png({ palette, quality, effort, dither })` at `low`),
  * on the same inputs.
  */
+import process from "node:process";
 import sharp from "sharp";
 import {
   createSharpExporter,
@@ -41,24 +42,33 @@ export function plainSharp(input: Uint8Array, format: ExportFormat, preset: Qual
   return image.png({ palette: true, quality, effort, dither, compressionLevel: level }).toBuffer();
 }
 
-/** Each side once untimed, then `runs` rounds interleaved, so machine noise hits all alike. */
+/**
+ * Each side once untimed, then `runs` rounds interleaved, so machine noise hits all alike.
+ * Medians of wall time and of the process's CPU time (all threads: Workers and libvips too),
+ * which other load on the machine barely changes.
+ */
 export async function timeInterleaved(
   runs: number,
   sides: Record<string, () => Promise<Uint8Array>>,
 ) {
-  const result: Record<string, { ms: number[]; bytes: number }> = {};
+  const result: Record<string, { ms: number[]; cpu: number[]; bytes: number }> = {};
   for (const [name, work] of Object.entries(sides)) {
-    result[name] = { ms: [], bytes: (await work()).length };
+    result[name] = { ms: [], cpu: [], bytes: (await work()).length };
   }
   for (let i = 0; i < runs; i++) {
     for (const [name, work] of Object.entries(sides)) {
+      const cpu = process.cpuUsage();
       const started = performance.now();
       await work();
       result[name].ms.push(performance.now() - started);
+      const used = process.cpuUsage(cpu);
+      result[name].cpu.push((used.user + used.system) / 1000);
     }
   }
   return Object.fromEntries(
-    Object.entries(result).map(([name, r]) => [name, { ms: median(r.ms), bytes: r.bytes }]),
+    Object.entries(result).map((
+      [name, r],
+    ) => [name, { ms: median(r.ms), cpu: median(r.cpu), bytes: r.bytes }]),
   );
 }
 

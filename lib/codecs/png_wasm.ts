@@ -7,7 +7,13 @@ import initImagequant, { ImageQuantizer } from "libimagequant-wasm/wasm/libimage
 import initOxipng, { optimise } from "@jsquash/oxipng/codec/pkg/squoosh_oxipng.js";
 import { encodePng } from "./png_encoder.ts";
 import { type Pixels, rgbOf } from "./pixels.ts";
-import { OXIPNG_LEVEL, OXIPNG_MAX_PIXELS, PALETTE, type PngSettings } from "./presets.ts";
+import {
+  OXIPNG_LEVEL,
+  OXIPNG_MAX_PIXELS,
+  PALETTE,
+  PHOTO_BYTES_PER_PIXEL,
+  type PngSettings,
+} from "./presets.ts";
 import * as modules from "./wasm_modules.js";
 
 let instantiated: Promise<unknown> | undefined;
@@ -37,7 +43,8 @@ export async function encodePngPreset(
   if (width * height > OXIPNG_MAX_PIXELS) return encodePng({ data, width, height, channels }, 9);
   // oxipng keeps its input when no trial beats it, so `high` is never larger than `medium`.
   const medium = encodePng({ data, width, height, channels }, 6);
-  const optimised = optimise(medium, OXIPNG_LEVEL, false, false);
+  const photo = medium.length > width * height * PHOTO_BYTES_PER_PIXEL;
+  const optimised = optimise(medium, OXIPNG_LEVEL[photo ? "photo" : "flat"], false, false);
   return optimised.length < medium.length ? new Uint8Array(optimised) : medium;
 }
 
