@@ -2,13 +2,16 @@
  * Export benchmark. Prints Markdown tables:
  * 1. median time and output size per format x preset on synthetic 1920x1080 and 375x667
  *    screenshots (PNG input, as the editor uploads), wasm path vs sharp path, with ratios;
- * 2. median latency of a light POST /api/export over a real socket, idle and while 4 heavy
+ * 2. the PNG presets on a real Chromium screenshot and a photo-like image: both exporters (as
+ *    POST /api/export runs them) and plain sharp at the same settings, with low/medium ratios;
+ * 3. median latency of a light POST /api/export over a real socket, idle and while 4 heavy
  *    exports run, for the wasm Worker pool, wasm on the request thread, and sharp.
  *
  * deno run --allow-net --allow-env --allow-read --allow-write --allow-sys --allow-ffi bench/export.ts
  */
 import {
   createImageExporter,
+  createSharpExporter,
   createWasmExporter,
   type ImageExporter,
   planExport,
@@ -20,8 +23,10 @@ import {
   type QualityPreset,
 } from "../lib/codecs/presets.ts";
 import { exportWithSharp, loadSharp } from "../lib/codecs/sharp.ts";
-import { exportWithWasm, initWasmCodecs } from "../lib/codecs/wasm.ts";
-import { encodeFixture, screenshotPixels } from "../tests/codecs/fixtures.ts";
+import { decodeWasm, exportWithWasm, initWasmCodecs } from "../lib/codecs/wasm.ts";
+import { encodeFixture, photoPixels, screenshotPixels } from "../tests/codecs/fixtures.ts";
+import { meanAbsoluteError } from "../tests/codecs/inspect.ts";
+import { plainSharp, timeInterleaved } from "./peers_export.ts";
 import { createTestApp } from "../tests/helpers/app.ts";
 import { median } from "./measure.ts";
 
@@ -61,7 +66,13 @@ async function codecTable() {
         const plan = planExport(input, { format, preset });
         // Both paths measured on the calling thread: codec cost only, no worker hand-off.
         const wasm = await timeRuns(size.runs, () => exportWithWasm(input.slice(), plan));
-        const sharp = await timeRuns(size.runs, () => exportWithSharp(loaded.sharp, input, plan));
+        // PNG high: oxipng runs in a Worker in the service; here on this thread, as for wasm.
+        const optimise = (png: Uint8Array) =>
+          exportWithWasm(png, planExport(png, { format: "png", preset: "high" }));
+        const sharp = await timeRuns(
+          size.runs,
+          () => exportWithSharp(loaded.sharp, input, plan, optimise),
+        );
         rows.push(
           `| ${size.label} | ${format} | ${preset} | ${ms(wasm.ms)} | ${ms(sharp.ms)} | ` +
             `${(wasm.ms / sharp.ms).toFixed(2)}x | ${kb(wasm.size)} | ${kb(sharp.size)} | ` +
@@ -72,6 +83,77 @@ async function codecTable() {
   }
   return rows.join("\n");
 }
+
+const PNG_RUNS = 5;
+
+/** PNG presets on a real screenshot and a photo-like image: exporters vs plain sharp. */
+async function pngPresetTable() {
+  const created = await createSharpExporter();
+  if (!("exporter" in created)) throw new Error(`sharp is needed: ${created.reason}`);
+  const paths = { sharp: created.exporter, wasm: createWasmExporter() };
+  await Promise.all(Object.values(paths).map((e) => e.warm()));
+  const inputs = [
+    {
+      label: "real screenshot 1920x1080",
+      png: await Deno.readFile(new URL("../tests/codecs/screenshot_1080p.png", import.meta.url)),
+    },
+    { label: "photo-like 1920x1080", png: await encodeFixture(photoPixels(1920, 1080), "png") },
+  ];
+  const rows = [
+    "| input | preset | ours sharp ms (CPU) | ours wasm ms (CPU) | plain sharp ms (CPU) | ours sharp KB | ours wasm KB | plain sharp KB | size wasm/sharp | MAE sharp / wasm |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+  ];
+  const notes = [];
+  try {
+    for (const input of inputs) {
+      const source = await decodeWasm("png", input.png);
+      const kb: Record<string, Record<QualityPreset, number>> = { sharp: {}, wasm: {} } as never;
+      for (const preset of QUALITY_PRESETS) {
+        const request = { format: "png" as const, preset };
+        const outputs: Record<string, Uint8Array> = {};
+        const keep = (name: string) => async () =>
+          outputs[name] = (await paths[name as "sharp" | "wasm"].export(input.png.slice(), request))
+            .bytes;
+        const t = await timeInterleaved(PNG_RUNS, {
+          sharp: keep("sharp"),
+          wasm: keep("wasm"),
+          plain: () => plainSharp(input.png, "png", preset),
+        });
+        const mae = async (bytes: Uint8Array) =>
+          Math.max(...meanAbsoluteError(await decodeWasm("png", bytes), source)).toFixed(2);
+        kb.sharp[preset] = t.sharp.bytes;
+        kb.wasm[preset] = t.wasm.bytes;
+        rows.push(
+          `| ${input.label} | ${preset} | ${ms(t.sharp.ms)} (${ms(t.sharp.cpu)}) | ` +
+            `${ms(t.wasm.ms)} (${ms(t.wasm.cpu)}) | ${ms(t.plain.ms)} (${ms(t.plain.cpu)}) | ` +
+            `${kb1(t.sharp.bytes)} | ${kb1(t.wasm.bytes)} | ` +
+            `${kb1(t.plain.bytes)} | ${(t.wasm.bytes / t.sharp.bytes).toFixed(3)} | ` +
+            `${await mae(outputs.sharp)} / ${await mae(outputs.wasm)} |`,
+        );
+      }
+      notes.push(
+        `${input.label}: low/medium ${(kb.sharp.low / kb.sharp.medium).toFixed(3)} (sharp), ` +
+          `${(kb.wasm.low / kb.wasm.medium).toFixed(3)} (wasm); high/medium ` +
+          `${(kb.sharp.high / kb.sharp.medium).toFixed(3)} (sharp), ` +
+          `${(kb.wasm.high / kb.wasm.medium).toFixed(3)} (wasm).`,
+      );
+    }
+  } finally {
+    await Promise.all(Object.values(paths).map((e) => e.close()));
+  }
+  return [
+    `Medians of ${PNG_RUNS} interleaved runs; wall ms with the process's CPU ms (all threads) in ` +
+    "brackets. MAE: largest per-channel mean absolute error " +
+    "against the input. Plain sharp: `.png({ compressionLevel })` (9 for high, 6 for medium), " +
+    "`.png({ palette: true, quality: 80, effort: 7, dither: 1, compressionLevel: 9 })` for low.",
+    "",
+    ...rows,
+    "",
+    ...notes,
+  ].join("\n");
+}
+
+const kb1 = (v: number) => (v / 1024).toFixed(1);
 
 interface Upload {
   bytes: Uint8Array;
@@ -150,8 +232,14 @@ async function latencyTable() {
 }
 
 const started = performance.now();
+console.log(`Load average at start: ${Deno.loadavg().map((v) => v.toFixed(1)).join(", ")}.\n`);
 console.log("## Codecs: median time and size per format and preset (PNG input)\n");
 console.log(await codecTable());
+console.log("\n## PNG presets: a real screenshot and a photo-like image, both paths\n");
+console.log(await pngPresetTable());
 console.log("\n## POST /api/export over HTTP: a light export while heavy ones run\n");
 console.log(await latencyTable());
-console.log(`\nTotal ${((performance.now() - started) / 1000).toFixed(0)} s.`);
+console.log(
+  `\nTotal ${((performance.now() - started) / 1000).toFixed(0)} s; load average at ` +
+    `the end: ${Deno.loadavg().map((v) => v.toFixed(1)).join(", ")}.`,
+);

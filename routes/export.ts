@@ -87,9 +87,13 @@ const exportRoute = createRoute({
   description: "Upload an image as multipart/form-data and get the recompressed file back as " +
     "raw bytes (a download). JPEG: MozJPEG, progressive with optimised Huffman tables, quality " +
     "90 with 4:4:4 chroma (high), 75 and 60 with 4:2:0 (medium, low). WebP: libwebp method 4, " +
-    "quality 90, 75, 50. PNG: lossless with adaptive per-row filtering, zlib level 9 (high) or " +
-    "6. EXIF orientation is applied and all metadata is stripped; JPEG output is flattened onto " +
-    "white, PNG and WebP keep transparency. The output has the input's (upright) dimensions. " +
+    "quality 90, 75, 50. PNG: high is lossless and smallest (adaptive filters, then oxipng; " +
+    "never larger than medium), medium lossless and fast (adaptive filters, zlib 6), low a " +
+    "palette of at most 256 colours chosen by libimagequant (quality 80, dithered, alpha kept). " +
+    "EXIF orientation is applied; an RGB ICC colour profile (e.g. Display P3) is kept " +
+    "unconverted, every other piece of metadata (EXIF, GPS, XMP, comments) is stripped. CMYK " +
+    "and YCCK JPEGs are accepted. JPEG output is flattened onto white, PNG and WebP keep " +
+    "transparency. The output has the input's (upright) dimensions. " +
     "The input type is read from the file's bytes, never from its name or Content-Type.",
   request: {
     body: {

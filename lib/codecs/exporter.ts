@@ -5,6 +5,7 @@
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { swapsAxes } from "./exif.ts";
+import { iccColourSpace, readIcc } from "./icc.ts";
 import { readImageInfo, sniffKind } from "./image_info.ts";
 import {
   CONTENT_TYPES,
@@ -112,8 +113,11 @@ export function planExport(input: Uint8Array, request: ExportRequest): ExportPla
       `jpeg of ${input.length} bytes cannot hold ${info.width}x${info.height} pixels`,
     );
   }
-  const { width, height, orientation, hasAlpha } = info;
-  return { kind, ...request, width, height, orientation, hasAlpha };
+  const { width, height, orientation, hasAlpha, cmyk } = info;
+  // Only an RGB profile can describe the RGB output; grey and CMYK ones are converted away.
+  const profile = readIcc(kind, input);
+  const icc = profile && iccColourSpace(profile) === "RGB" ? profile.slice() : undefined;
+  return { kind, ...request, width, height, orientation, hasAlpha, cmyk, ...(icc ? { icc } : {}) };
 }
 
 type Runner = (
@@ -200,18 +204,40 @@ function wasmCodecs() {
   return import("./wasm.ts");
 }
 
-/** The sharp path, or the reason sharp cannot load here. */
+/**
+ * The sharp path, or the reason sharp cannot load here. PNG `high` is refined by oxipng in wasm
+ * Workers (one per slot, warmed in the background), as on the wasm path, so both agree on its size.
+ */
 export async function createSharpExporter(
   options: ExporterOptions = {},
 ): Promise<{ exporter: ImageExporter } | { reason: string }> {
   const loaded = await loadSharp();
   if (!("sharp" in loaded)) return loaded;
   const { sharp } = loaded;
-  const exporter = exporterOf("sharp", options, {
+  const slots = options.slots ?? navigator.hardwareConcurrency ?? 1;
+  // Without Workers oxipng would block the request thread for a second: sharp's zlib 9 instead.
+  const pool = await canStartWorkers() ? new WorkerPool(slots + 1) : undefined;
+  let closed = false;
+  const exporter = exporterOf("sharp", { ...options, slots }, {
     // libvips works on its own threads; the request thread only awaits.
-    run: (_slot, input, plan) => exportWithSharp(sharp, input, plan),
-    warm: () => warmSharp(sharp),
-    close: () => {},
+    run: (slot, input, plan) =>
+      exportWithSharp(
+        sharp,
+        input,
+        plan,
+        pool && ((png) => pool.run(slot, png, planExport(png, { format: "png", preset: "high" }))),
+      ),
+    async warm() {
+      await warmSharp(sharp);
+      // In the background: the first PNG `high` export should not pay for starting a Worker.
+      pool?.warm().catch((error) => {
+        if (!closed) options.log?.warn("png optimiser workers failed to start", { error });
+      });
+    },
+    close: () => {
+      closed = true;
+      pool?.close();
+    },
   });
   return { exporter };
 }

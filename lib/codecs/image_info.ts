@@ -13,6 +13,8 @@ export interface ImageInfo {
   orientation: number;
   /** An animated WebP (VP8X animation flag). */
   animated: boolean;
+  /** A four-component (CMYK or YCCK) JPEG. */
+  cmyk: boolean;
 }
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -47,6 +49,7 @@ function pngInfo(bytes: Uint8Array): ImageInfo | undefined {
     hasAlpha: colorType === 4 || colorType === 6,
     orientation: 1,
     animated: false,
+    cmyk: false,
   };
   // Ancillary chunks that matter (tRNS, eXIf) come before the image data.
   for (let offset = 33; offset + 8 <= bytes.length;) {
@@ -85,7 +88,8 @@ function jpegInfo(bytes: Uint8Array): ImageInfo | undefined {
       if (data.length < 6) return undefined;
       const height = (data[1] << 8) | data[2];
       const width = (data[3] << 8) | data[4];
-      return { kind: "jpeg", width, height, hasAlpha: false, orientation, animated: false };
+      const cmyk = data[5] === 4; // component count
+      return { kind: "jpeg", width, height, hasAlpha: false, orientation, animated: false, cmyk };
     }
     offset += 2 + length;
   }
@@ -97,7 +101,7 @@ function webpInfo(bytes: Uint8Array): ImageInfo | undefined {
   if (bytes.length < 30) return undefined;
   const first = ascii(bytes, 12, 4);
   const data = bytes.subarray(20);
-  const base = { kind: "webp" as const, orientation: 1, animated: false };
+  const base = { kind: "webp" as const, orientation: 1, animated: false, cmyk: false };
   if (first === "VP8 ") {
     if (data[3] !== 0x9d || data[4] !== 0x01 || data[5] !== 0x2a) return undefined;
     const width = view.getUint16(26, true) & 0x3fff;

@@ -1,4 +1,4 @@
-/** Output formats, quality presets and the per-preset encoder settings. */
+/** Output formats, quality presets and the per-preset encoder settings of both codec paths. */
 
 export const EXPORT_FORMATS = ["png", "jpeg", "webp"] as const;
 export type ExportFormat = typeof EXPORT_FORMATS[number];
@@ -34,19 +34,58 @@ export interface PresetSettings {
   jpeg: JpegSettings;
   /** libwebp lossy quality; method (effort) is always WEBP_METHOD. */
   webpQuality: number;
-  /** zlib level of the adaptive-filter PNG encoder (lossless at every preset). */
-  pngLevel: number;
+  png: PngSettings;
 }
+
+/**
+ * How a preset writes PNG. "optimised": lossless, adaptive filters then oxipng (many filter
+ * strategies, libdeflate); "adaptive": lossless, libpng-style adaptive filters and zlib at
+ * `level`; "palette": at most 256 colours chosen by libimagequant, dithered, zlib at `level`.
+ */
+export interface PngSettings {
+  mode: "optimised" | "adaptive" | "palette";
+  level: number;
+}
+
+/**
+ * libimagequant settings of PNG `low` on both paths. Quality is pngquant's 0..100 scale: the
+ * fewest colours that reach 80, never fewer than needed (no minimum, so no image is refused).
+ * `effort` is sharp's name; libimagequant's `speed` is 11 - effort. Dithering 1.0 (full).
+ */
+export const PALETTE = { quality: 80, effort: 7, speed: 4, dither: 1, colours: 256 } as const;
+
+/**
+ * oxipng level 2 (its default): on a 1080p screenshot 11% smaller than level 1 (level 3 gained
+ * nothing more). Photo-like content (a `medium` file over PHOTO_BYTES_PER_PIXEL) gets level 1: there
+ * level 2 saved 0.04% for 1.7x the time (2 s of CPU per 1080p frame).
+ */
+export const OXIPNG_LEVEL = { flat: 2, photo: 1 } as const;
+export const PHOTO_BYTES_PER_PIXEL = 0.5;
+// oxipng takes about a second per 1080p frame on one core: beyond 4K (8.3 MP) PNG `high` falls
+// back to adaptive filters with zlib 9 so an export stays within seconds, not minutes.
+export const OXIPNG_MAX_PIXELS = 3840 * 2160;
 
 /** libwebp method 4: its default speed/size balance, used at every preset. */
 export const WEBP_METHOD = 4;
 
-/** The per-preset settings (README, Image export), measured on this kind of machine. */
+/** The preset table (README, Image export). */
 export const PRESETS: Record<QualityPreset, PresetSettings> = {
   // 4:4:4 at high: screenshots are full of coloured text, which 4:2:0 smears.
-  high: { jpeg: { quality: 90, chromaSubsample: 1 }, webpQuality: 90, pngLevel: 9 },
-  medium: { jpeg: { quality: 75, chromaSubsample: 2 }, webpQuality: 75, pngLevel: 6 },
-  low: { jpeg: { quality: 60, chromaSubsample: 2 }, webpQuality: 50, pngLevel: 6 },
+  high: {
+    jpeg: { quality: 90, chromaSubsample: 1 },
+    webpQuality: 90,
+    png: { mode: "optimised", level: 9 },
+  },
+  medium: {
+    jpeg: { quality: 75, chromaSubsample: 2 },
+    webpQuality: 75,
+    png: { mode: "adaptive", level: 6 },
+  },
+  low: {
+    jpeg: { quality: 60, chromaSubsample: 2 },
+    webpQuality: 50,
+    png: { mode: "palette", level: 9 },
+  },
 };
 
 /** Everything an encoder needs to know about one export, decided before decoding. */
@@ -61,4 +100,8 @@ export interface ExportPlan {
   /** Stored (pre-orientation) dimensions from the header. */
   width: number;
   height: number;
+  /** A four-component (CMYK or YCCK) JPEG. */
+  cmyk: boolean;
+  /** The upload's RGB ICC profile, kept in the output; profiles of other spaces are not. */
+  icc?: Uint8Array;
 }

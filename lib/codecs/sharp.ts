@@ -4,7 +4,18 @@
  * parse so both paths agree on every file.
  */
 import type SharpModule from "sharp";
-import { EXPORT_FORMATS, type ExportPlan, MAX_PIXELS, PRESETS, WEBP_METHOD } from "./presets.ts";
+import type { Sharp as SharpImage, SharpOptions } from "sharp";
+import { rgbaFromInk } from "./cmyk.ts";
+import { withoutPngChunks } from "./png_encoder.ts";
+import {
+  EXPORT_FORMATS,
+  type ExportPlan,
+  MAX_PIXELS,
+  OXIPNG_MAX_PIXELS,
+  PALETTE,
+  PRESETS,
+  WEBP_METHOD,
+} from "./presets.ts";
 
 export type Sharp = typeof SharpModule;
 
@@ -37,29 +48,38 @@ const ORIENT: Record<number, { rotate?: number; flop?: boolean; flip?: boolean }
   8: { rotate: 270 },
 };
 
-/** Decodes, orients, (flattens) and encodes one image with sharp; metadata is not kept. */
+/** Runs oxipng (in a wasm Worker) over a lossless PNG; sharp itself stops at zlib 9. */
+export type PngOptimiser = (png: Uint8Array<ArrayBuffer>) => Promise<Uint8Array<ArrayBuffer>>;
+
+/**
+ * Decodes, orients, (flattens) and encodes one image with sharp. Only an RGB ICC profile is
+ * kept (unconverted, like the wasm path); other metadata is not. PNG `high` goes through
+ * `optimisePng` when given, else it is sharp's zlib 9.
+ */
 export async function exportWithSharp(
   sharp: Sharp,
   input: Uint8Array,
   plan: ExportPlan,
+  optimisePng?: PngOptimiser,
 ): Promise<Uint8Array<ArrayBuffer>> {
   const settings = PRESETS[plan.preset];
   // Defence in depth: the header check already refused larger images.
-  let image = sharp(input, { limitInputPixels: MAX_PIXELS, animated: false });
+  const options = { limitInputPixels: MAX_PIXELS, animated: false };
+  let image = plan.cmyk && !(await sharp(input, options).metadata()).hasProfile
+    ? await fromInk(sharp, input, options)
+    : sharp(input, options);
   const orient = ORIENT[plan.orientation];
   if (orient?.rotate) image = image.rotate(orient.rotate);
   if (orient?.flop) image = image.flop();
   if (orient?.flip) image = image.flip();
   // 8-bit sRGB like the wasm path (grey and 16-bit PNGs would otherwise stay grey / 16-bit).
   image = image.toColourspace("srgb");
+  // Without this sharp converts a profile's colours to sRGB; the wasm path keeps them as they are.
+  if (plan.icc) image = image.keepIccProfile();
   if (plan.format === "png") {
     if (!plan.hasAlpha) image = image.removeAlpha();
-    image = image.png({
-      compressionLevel: settings.pngLevel,
-      adaptiveFiltering: true,
-      palette: false,
-      force: true,
-    });
+    // libpng writes the pixel density (pHYs); outputs carry nothing but pixels and the profile.
+    return withoutPngChunks(await encodePng(image, plan, optimisePng), ["pHYs"]);
   } else if (plan.format === "jpeg") {
     image = image.flatten({ background: "#ffffff" }).jpeg({
       quality: settings.jpeg.quality,
@@ -78,7 +98,46 @@ export async function exportWithSharp(
       force: true,
     });
   }
-  const output = await image.toBuffer();
+  return bytesOf(await image.toBuffer());
+}
+
+async function encodePng(
+  image: SharpImage,
+  plan: ExportPlan,
+  optimisePng?: PngOptimiser,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const { mode, level } = PRESETS[plan.preset].png;
+  if (mode === "palette") {
+    const { quality, effort, dither, colours } = PALETTE;
+    const png = { palette: true, quality, effort, dither, colours, compressionLevel: level };
+    return bytesOf(await image.png({ ...png, force: true }).toBuffer());
+  }
+  const optimise = mode === "optimised" && optimisePng &&
+    plan.width * plan.height <= OXIPNG_MAX_PIXELS;
+  const adaptive = (compressionLevel: number) =>
+    image.png({ compressionLevel, adaptiveFiltering: true, palette: false, force: true });
+  if (!optimise) return bytesOf(await adaptive(mode === "optimised" ? 9 : level).toBuffer());
+  const medium = bytesOf(await adaptive(PRESETS.medium.png.level).toBuffer());
+  const optimised = await optimisePng(medium.slice());
+  return optimised.length < medium.length ? optimised : medium; // never larger than `medium`
+}
+
+/**
+ * A profile-less CMYK or YCCK JPEG as RGBA converted with the plain ink formula, the way
+ * browsers show such a file (libvips would use its own generic CMYK profile instead).
+ */
+async function fromInk(
+  sharp: Sharp,
+  input: Uint8Array,
+  options: SharpOptions,
+): Promise<SharpImage> {
+  const { data, info } = await sharp(input, options).pipelineColourspace("cmyk")
+    .toColourspace("cmyk").raw().toBuffer({ resolveWithObject: true });
+  const raw = { width: info.width, height: info.height, channels: 4 as const };
+  return sharp(rgbaFromInk(data), { raw });
+}
+
+function bytesOf(output: Uint8Array): Uint8Array<ArrayBuffer> {
   return new Uint8Array(output.buffer as ArrayBuffer, output.byteOffset, output.byteLength);
 }
 
@@ -87,7 +146,13 @@ export async function warmSharp(sharp: Sharp): Promise<void> {
   const background = { r: 255, g: 255, b: 255, alpha: 0.5 };
   const png = await sharp({ create: { width: 16, height: 16, channels: 4, background } })
     .png().toBuffer();
-  const base = { kind: "png", preset: "medium", orientation: 1, hasAlpha: true } as const;
+  const base = {
+    kind: "png",
+    preset: "medium",
+    orientation: 1,
+    hasAlpha: true,
+    cmyk: false,
+  } as const;
   for (const format of EXPORT_FORMATS) {
     await exportWithSharp(sharp, png, { ...base, format, width: 16, height: 16 });
   }

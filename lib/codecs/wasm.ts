@@ -1,15 +1,18 @@
 /**
- * The portable codec path: jSquash (MozJPEG, libwebp, Rust png) in WebAssembly plus the
- * adaptive-filter PNG encoder. Needs no permissions, so it runs everywhere, Deno Deploy included.
+ * The portable codec path: jSquash (MozJPEG, libwebp, Rust png) in WebAssembly, jpeg-js for CMYK
+ * JPEGs, and the PNG presets of png_wasm.ts (adaptive filters, oxipng, libimagequant). Needs no
+ * permissions, so it runs everywhere, Deno Deploy included.
  */
 import encodeJpeg, { init as initJpegEncoder } from "@jsquash/jpeg/encode.js";
 import decodeJpeg, { init as initJpegDecoder } from "@jsquash/jpeg/decode.js";
 import encodeWebp, { init as initWebpEncoder } from "@jsquash/webp/encode.js";
 import decodeWebp, { init as initWebpDecoder } from "@jsquash/webp/decode.js";
 import decodePng, { init as initPngDecoder } from "@jsquash/png/decode.js";
+import { decodeCmykJpeg } from "./cmyk.ts";
 import { CodecError } from "./errors.ts";
-import { encodePng } from "./png_encoder.ts";
-import { flattenOnWhite, orientPixels, type Pixels, rgbOf } from "./pixels.ts";
+import { embedIcc } from "./icc.ts";
+import { flattenOnWhite, orientPixels, type Pixels } from "./pixels.ts";
+import { encodePngPreset, initPngCodecs } from "./png_wasm.ts";
 import { type ExportPlan, type ImageKind, PRESETS, WEBP_METHOD } from "./presets.ts";
 import * as modules from "./wasm_modules.js";
 
@@ -35,7 +38,10 @@ let warmed: Promise<void> | undefined;
 
 /** Every codec instantiated from the modules above (never from a file or URL). */
 function instantiate(): Promise<unknown> {
-  instantiated ??= Promise.all(Object.values(INITIALISERS).map((init) => init()));
+  instantiated ??= Promise.all([
+    ...Object.values(INITIALISERS).map((init) => init()),
+    initPngCodecs(),
+  ]);
   return instantiated;
 }
 
@@ -47,8 +53,10 @@ export function initWasmCodecs(): Promise<void> {
     const sample: Pixels = { data, width: 192, height: 192 };
     const jpeg = await encodeWasm(sample, { format: "jpeg", preset: "high", hasAlpha: false });
     const webp = await encodeWasm(sample, { format: "webp", preset: "medium", hasAlpha: true });
-    const png = await encodeWasm(sample, { format: "png", preset: "low", hasAlpha: true });
-    await encodeWasm(sample, { format: "png", preset: "low", hasAlpha: false });
+    const png = await encodeWasm(sample, { format: "png", preset: "medium", hasAlpha: true });
+    await encodeWasm(sample, { format: "png", preset: "medium", hasAlpha: false });
+    await encodeWasm(sample, { format: "png", preset: "low", hasAlpha: true });
+    await encodeWasm(sample, { format: "png", preset: "high", hasAlpha: false });
     await decodeWasm("jpeg", jpeg);
     await decodeWasm("webp", webp);
     await decodeWasm("png", png);
@@ -56,11 +64,19 @@ export function initWasmCodecs(): Promise<void> {
   return warmed;
 }
 
-/** Decodes PNG, JPEG or WebP bytes to 8-bit RGBA with the stored (unrotated) orientation. */
-export async function decodeWasm(kind: ImageKind, bytes: Uint8Array): Promise<Pixels> {
+/**
+ * Decodes PNG, JPEG or WebP bytes to 8-bit RGBA with the stored (unrotated) orientation;
+ * `cmyk` marks a four-component JPEG (from the header), which MozJPEG's build cannot convert.
+ */
+export async function decodeWasm(
+  kind: ImageKind,
+  bytes: Uint8Array,
+  cmyk = false,
+): Promise<Pixels> {
   await instantiate();
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   try {
+    if (kind === "jpeg" && cmyk) return decodeCmykJpeg(bytes);
     const image = kind === "jpeg"
       // preserveOrientation false = the stored pixels; orientation is applied by orientPixels.
       ? await decodeJpeg(buffer as ArrayBuffer, { preserveOrientation: false })
@@ -83,11 +99,9 @@ export async function encodeWasm(
 ): Promise<Uint8Array<ArrayBuffer>> {
   await instantiate();
   const settings = PRESETS[plan.preset];
-  const { width, height } = pixels;
   try {
     if (plan.format === "png") {
-      const data = plan.hasAlpha ? pixels.data : rgbOf(pixels.data);
-      return encodePng({ data, width, height, channels: plan.hasAlpha ? 4 : 3 }, settings.pngLevel);
+      return await encodePngPreset(pixels, { png: settings.png, hasAlpha: plan.hasAlpha });
     }
     const image = imageData(pixels);
     if (plan.format === "jpeg") {
@@ -111,14 +125,18 @@ export async function encodeWasm(
   }
 }
 
-/** The whole wasm export: decode, orient, (flatten), encode. Metadata is never copied. */
+/**
+ * The whole wasm export: decode, orient, (flatten), encode, then the upload's RGB ICC profile
+ * is embedded as sharp's `keepIccProfile` does. No other metadata is ever copied.
+ */
 export async function exportWithWasm(
   input: Uint8Array,
   plan: ExportPlan,
 ): Promise<Uint8Array<ArrayBuffer>> {
   await initWasmCodecs();
-  const decoded = await decodeWasm(plan.kind, input);
-  return encodeWasm(orientPixels(decoded, plan.orientation), plan);
+  const decoded = await decodeWasm(plan.kind, input, plan.cmyk);
+  const encoded = await encodeWasm(orientPixels(decoded, plan.orientation), plan);
+  return plan.icc ? embedIcc(plan.format, encoded, plan.icc) : encoded;
 }
 
 function imageData(pixels: Pixels): ImageData {

@@ -8,3 +8,7 @@ export declare const webpEncoder: WebAssembly.Module;
 export declare const webpDecoder: WebAssembly.Module;
 /** PNG decoder (jSquash, Rust png crate). */
 export declare const pngDecoder: WebAssembly.Module;
+/** libimagequant 4 (Rust), wasm-bindgen build of `libimagequant-wasm`. */
+export declare const imagequant: WebAssembly.Module;
+/** oxipng, single-threaded build (jSquash). */
+export declare const oxipng: WebAssembly.Module;

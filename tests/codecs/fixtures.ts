@@ -90,6 +90,34 @@ export function screenshotPixels(width: number, height: number, seed = 7): Pixel
   return { data, width, height };
 }
 
+/** A photo-like RGBA image: overlapping smooth colour fields, soft shapes and sensor-like grain. */
+export function photoPixels(width: number, height: number, seed = 3): Pixels {
+  const data = new Uint8Array(width * height * 4);
+  const random = mulberry32(seed);
+  const blobs = Array.from({ length: 12 }, () => ({
+    x: random() * width,
+    y: random() * height,
+    r: (0.1 + random() * 0.3) * Math.min(width, height),
+    colour: [random() * 255, random() * 255, random() * 255],
+  }));
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      const sky = [70 + 120 * (y / height), 110 + 90 * Math.sin(x / 211), 180 - 60 * (y / height)];
+      for (const blob of blobs) {
+        const weight = Math.exp(-(((x - blob.x) ** 2 + (y - blob.y) ** 2) / blob.r ** 2));
+        for (let c = 0; c < 3; c++) sky[c] = sky[c] * (1 - weight) + blob.colour[c] * weight;
+      }
+      const grain = (random() - 0.5) * 14;
+      data[i] = clamp(sky[0] + grain);
+      data[i + 1] = clamp(sky[1] + grain);
+      data[i + 2] = clamp(sky[2] + grain);
+      data[i + 3] = 255;
+    }
+  }
+  return { data, width, height };
+}
+
 /** Transparent background (hidden colour green), a half-transparent red disc, an opaque square. */
 export function alphaPixels(width = 320, height = 240): Pixels {
   const data = new Uint8Array(width * height * 4);

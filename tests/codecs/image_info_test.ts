@@ -25,7 +25,15 @@ Deno.test("readImageInfo reads the size of each kind from its header", async () 
     const info = readImageInfo(kind, await encodeFixture(pixels, kind));
     assert.deepEqual(
       info,
-      { kind, width: 123, height: 45, hasAlpha: false, orientation: 1, animated: false },
+      {
+        kind,
+        width: 123,
+        height: 45,
+        hasAlpha: false,
+        orientation: 1,
+        animated: false,
+        cmyk: false,
+      },
     );
   }
 });

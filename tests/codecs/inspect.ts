@@ -78,3 +78,22 @@ export function carriesMetadata(format: string, bytes: Uint8Array): boolean {
   }
   return webpChunkTypes(bytes).some((t) => t === "EXIF" || t === "XMP ");
 }
+
+/**
+ * Mean absolute difference per channel (R, G, B, A) of two same-sized RGBA images, colours
+ * weighted by their alpha: what a viewer shows, so hidden colours under transparency don't count.
+ */
+export function meanAbsoluteError(
+  a: { data: Uint8Array },
+  b: { data: Uint8Array },
+): [number, number, number, number] {
+  if (a.data.length !== b.data.length) throw new Error("images differ in size");
+  const sums = [0, 0, 0, 0];
+  const shown = (data: Uint8Array, i: number) =>
+    i % 4 === 3 ? data[i] : (data[i] * data[i - (i % 4) + 3]) / 255;
+  for (let i = 0; i < a.data.length; i++) {
+    sums[i % 4] += Math.abs(shown(a.data, i) - shown(b.data, i));
+  }
+  const pixels = a.data.length / 4;
+  return sums.map((s) => s / pixels) as [number, number, number, number];
+}
