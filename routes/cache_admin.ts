@@ -6,6 +6,13 @@ import { parseTargetUrl } from "../lib/capture/target_url.ts";
 import type { Config } from "../lib/config.ts";
 import { ApiError } from "../lib/errors.ts";
 import { createRouter } from "../lib/http/router.ts";
+import { clientIpOf } from "../lib/http/middleware.ts";
+import { createMemoryWindow, type MemoryWindow } from "../lib/http/memory_window.ts";
+import { secondsUntil } from "../lib/http/rate_limit.ts";
+
+/** Failed token attempts allowed per client IP and minute; then every attempt gets 429. */
+export const ADMIN_FAILURES_PER_MINUTE = 10;
+const FAILURE_WINDOW_MS = 60_000;
 
 /** SHA-256 of both sides makes the comparison fixed-length, so no length leaks either. */
 function sameSecret(given: string, expected: string): boolean {
@@ -13,10 +20,30 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-function requireToken(c: Context<AppEnv>, token: string) {
+/**
+ * Online guessing is throttled per IP: after ADMIN_FAILURES_PER_MINUTE failures, every attempt
+ * (a right one included, or the throttle would confirm a guess) gets 429 until the window moves.
+ * Counted in this instance's memory: the store may be what is under attack or down.
+ */
+function requireToken(c: Context<AppEnv>, token: string, failures: MemoryWindow) {
+  const ip = clientIpOf(c);
+  const now = c.var.deps.clock.now();
+  const state = failures.peek(ip, ADMIN_FAILURES_PER_MINUTE, now);
+  if (!state.allowed) {
+    const retryAfter = secondsUntil(state.resetAt, now);
+    c.var.deps.log.warn("cache-admin attempts throttled", { clientIp: ip });
+    throw new ApiError(429, "rate_limited", "Too many failed cache-admin attempts.", {
+      hint: `Wait ${retryAfter} seconds; at most ${ADMIN_FAILURES_PER_MINUTE} failed attempts ` +
+        "per minute are accepted from one IP address.",
+      extra: { retryAfter },
+      headers: { "Retry-After": String(retryAfter) },
+    });
+  }
   const given = c.req.header("Authorization")?.match(/^Bearer[ \t]+(\S+)[ \t]*$/i)?.[1];
   // Constant-time compare: response timing must not reveal how much of a guess was right.
   if (!given || !sameSecret(given, token)) {
+    failures.hit(ip, ADMIN_FAILURES_PER_MINUTE, now);
+    c.var.deps.log.warn("cache-admin token refused", { clientIp: ip });
     throw new ApiError(401, "unauthorized", "A valid cache-admin token is required.", {
       headers: { "WWW-Authenticate": 'Bearer realm="cache-admin"' },
     });
@@ -32,9 +59,10 @@ export function createCacheAdminRouter(config: Config) {
   const router = createRouter();
   const token = config.CACHE_ADMIN_TOKEN;
   if (!token) return router;
+  const failures = createMemoryWindow(FAILURE_WINDOW_MS);
 
   router.delete("/api/cache", async (c) => {
-    requireToken(c, token);
+    requireToken(c, token, failures);
     const { all, url } = c.req.query();
     const cache = captureCacheOf(c.var.deps);
     let purge: () => Promise<number>;

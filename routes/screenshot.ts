@@ -4,6 +4,7 @@ import type { AppDeps } from "../lib/http/app_env.ts";
 import { captureCacheOf } from "../lib/capture/cache.ts";
 import { createScreenshotService } from "../lib/capture/service.ts";
 import { parseTargetUrl } from "../lib/capture/target_url.ts";
+import { targetLogFields } from "../lib/capture/log_target.ts";
 import { ApiError } from "../lib/errors.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
 import { enforceCaptureRateLimit } from "../lib/http/rate_limit.ts";
@@ -92,14 +93,27 @@ export function createScreenshotRouter(deps: AppDeps) {
     captureRoute,
     async (c) => {
       const body = c.req.valid("json");
-      const url = parseTargetUrl(body.url, { allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK });
-      // After validation, so refused requests do not use up the client's quota.
-      await enforceCaptureRateLimit(c);
+      let outcome;
+      let url: string;
+      try {
+        url = parseTargetUrl(body.url, { allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK });
+        Object.assign(c.var.logFields, await targetLogFields(url));
+        // After validation, so refused requests do not use up the client's quota.
+        await enforceCaptureRateLimit(c);
+        outcome = await service.take({
+          url,
+          deviceType: body.deviceType,
+          colorScheme: body.colorScheme,
+        }, {
+          forceRefresh: body.forceRefresh,
+          signal: c.req.raw.signal,
+        });
+      } catch (error) {
+        // Why a target was refused is the operator's to know, not the caller's.
+        if (error instanceof ApiError) Object.assign(c.var.logFields, error.logDetail);
+        throw error;
+      }
       const { deviceType, colorScheme } = body;
-      const outcome = await service.take({ url, deviceType, colorScheme }, {
-        forceRefresh: body.forceRefresh,
-        signal: c.req.raw.signal,
-      });
       const cache = outcome.cached ? "hit" : "miss";
       Object.assign(c.var.logFields, { cache, strategy: outcome.strategy });
       c.header("X-Cache", cache);

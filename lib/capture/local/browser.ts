@@ -4,6 +4,7 @@
  */
 import puppeteer, { type Browser } from "puppeteer-core";
 import type { Logger } from "../../log.ts";
+import { browserEnvironment, launchArgs, sandboxPlan, writeProfilePreferences } from "./launch.ts";
 
 /** Where Debian, Ubuntu and Google's packages put the executable, in order of preference. */
 export const CHROME_CANDIDATES = [
@@ -39,6 +40,8 @@ export interface BrowserHost {
   /** The running browser, launching one if needed; throws when none can start. */
   get(): Promise<Browser>;
   state(): { state: "ready" | "starting" | "down"; detail?: string };
+  /** Whether the running (or last) browser has Chromium's sandbox; null before a launch. */
+  sandboxed(): boolean | null;
   /** Process id of the running browser (for tests and diagnostics). */
   pid(): number | undefined;
   /** Kills the browser and removes its profile; `get()` fails afterwards. */
@@ -70,6 +73,15 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
   let launching: Promise<Browser> | null = null;
   let lastFailure: { at: number; error: Error } | null = null;
   let closed = false;
+  // Decided at the first launch: the sandbox is tried where it can work, and dropped (with one
+  // warning) where it does not start, so every later launch goes straight to what works.
+  let sandboxed: boolean | null = null;
+  const withoutSandbox = (reason: string) => {
+    sandboxed = false;
+    log.warn("Chromium runs WITHOUT its sandbox: a renderer exploit would reach this process", {
+      reason,
+    });
+  };
   // Profile removals under way, awaited by close() so nothing is left behind.
   const cleanups = new Set<Promise<void>>();
   const cleanUpAfter = (browser: Browser, profile: string) => {
@@ -83,9 +95,8 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
     if ("error" in executable) throw new Error(executable.error);
     const profile = await Deno.makeTempDir({ prefix: `${PROFILE_PREFIX}${Deno.pid}-` });
     const started = performance.now();
-    let browser: Browser;
-    try {
-      browser = await puppeteer.launch({
+    const launch = (sandbox: boolean) =>
+      puppeteer.launch({
         executablePath: executable.path,
         userDataDir: profile,
         // A pipe, not a WebSocket: Chromium then exits with us even if we are SIGKILLed.
@@ -98,8 +109,25 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
         timeout: LAUNCH_TIMEOUT_MS,
         protocolTimeout: PROTOCOL_TIMEOUT_MS,
         defaultViewport: null,
-        args: launchArgs(options.proxyUrl()),
+        args: launchArgs({ proxyUrl: options.proxyUrl(), sandbox }),
+        env: browserEnvironment(environment(), Deno.pid),
       });
+    let browser: Browser;
+    try {
+      await writeProfilePreferences(profile);
+      if (sandboxed === null) {
+        const plan = sandboxPlan();
+        if (plan.sandbox) sandboxed = true;
+        else withoutSandbox(plan.reason);
+      }
+      try {
+        browser = await launch(sandboxed === true);
+      } catch (error) {
+        if (sandboxed !== true) throw error;
+        // Typically "No usable sandbox!": user namespaces are blocked (a default seccomp profile).
+        withoutSandbox(`the sandbox did not start: ${asError(error).message.slice(0, 200)}`);
+        browser = await launch(false);
+      }
     } catch (error) {
       await removeProfile(profile, log);
       throw error;
@@ -108,6 +136,7 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
     log.info("browser launched", {
       executable: executable.path,
       pid,
+      sandbox: sandboxed,
       ms: Math.round(performance.now() - started),
     });
     browser.once("disconnected", () => {
@@ -157,6 +186,7 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
       if (launching) return { state: "starting" };
       return { state: "down", detail: lastFailure?.error.message ?? "not started" };
     },
+    sandboxed: () => sandboxed,
     pid: () => current?.process()?.pid,
     async close() {
       closed = true;
@@ -177,24 +207,6 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
       await Promise.all([...cleanups]);
     },
   };
-}
-
-/** Puppeteer's defaults plus ours; `--proxy-bypass-list=<-loopback>` stops the loopback exemption. */
-function launchArgs(proxyUrl: string): string[] {
-  return [
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    // Containers run us as root, where Chromium's sandbox cannot start.
-    "--no-sandbox",
-    // Every request, loopback included, goes through the egress proxy (the network boundary).
-    `--proxy-server=${proxyUrl}`,
-    "--proxy-bypass-list=<-loopback>",
-    // UDP cannot go through an HTTP proxy: no WebRTC to arbitrary addresses, no QUIC.
-    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
-    "--disable-quic",
-  ];
 }
 
 /** Resolves once the browser process is gone (at once if it already is). */
@@ -240,4 +252,13 @@ function isFile(path: string): boolean {
 
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
+}
+
+/** Our environment, or nothing where we may not read it (the browser then gets only the tag). */
+function environment(): Record<string, string> {
+  try {
+    return Deno.env.toObject();
+  } catch {
+    return {};
+  }
 }

@@ -11,6 +11,9 @@ import type { Dialer } from "../network/egress_policy.ts";
 import { createEgressProxy, type EgressSession } from "../network/egress_proxy.ts";
 import { createPagePool, type PagePool } from "./page_pool.ts";
 import { render } from "../render.ts";
+import { redactUrls } from "../log_target.ts";
+import { closeOpenedTargets } from "../page_lockdown.ts";
+import type { Cidr } from "../network/cidr.ts";
 import type { CaptureBackendStatus, CaptureJob, Capturer, CaptureResult } from "../types.ts";
 
 export const CHROMIUM_LOCAL = "chromium-local";
@@ -34,6 +37,10 @@ export interface ChromiumCapturerOptions {
   poolSize?: number;
   /** Test seam of the egress proxy (see EgressPolicy.dial); never set in production. */
   dial?: Dialer;
+  /** EGRESS_DENY_CIDRS. */
+  denyCidrs?: readonly Cidr[];
+  /** CAPTURE_BYTE_BUDGET: bytes one capture may download before its page is cut off. */
+  byteBudget?: number;
 }
 
 /** The Capturer plus the lifecycle hooks main.ts and the tests use. */
@@ -47,12 +54,17 @@ export interface ChromiumCapturer extends Capturer {
 /** Builds the backend without launching anything; the browser starts on `start()` or first use. */
 export function createChromiumCapturer(options: ChromiumCapturerOptions): ChromiumCapturer {
   const { log, timeoutMs } = options;
-  const proxy = createEgressProxy({
-    resolver: options.resolver ?? resolveWithDns,
-    allowPrivateNetwork: options.allowPrivateNetwork,
-    dial: options.dial,
-    connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, timeoutMs),
-  }, log);
+  const proxy = createEgressProxy(
+    {
+      resolver: options.resolver ?? resolveWithDns,
+      allowPrivateNetwork: options.allowPrivateNetwork,
+      dial: options.dial,
+      denyCidrs: options.denyCidrs,
+      connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, timeoutMs),
+    },
+    log,
+    { byteBudget: options.byteBudget },
+  );
   // Browser-wide traffic (outside our contexts) goes through the same checks.
   let browserSession: EgressSession | null = null;
   const pools = new Map<Browser, Promise<PagePool>>();
@@ -74,7 +86,12 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
     let pool = pools.get(browser);
     if (!pool) {
       const size = options.poolSize ?? DEFAULT_POOL_SIZE;
-      pool = createPagePool({ browser, proxy, size, log });
+      // Every context of this browser is a capture's: popups go through the proxy like the
+      // page, but are closed at once so nothing renders or runs outside the captured page.
+      pool = closeOpenedTargets(browser, () => true, log).then((unwatch) => {
+        browser.once("disconnected", unwatch);
+        return createPagePool({ browser, proxy, size, log });
+      });
       pools.set(browser, pool);
     }
     return pool;
@@ -90,7 +107,7 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
     },
     browserPid: () => host.pid(),
     status(): CaptureBackendStatus[] {
-      return [{ name: CHROMIUM_LOCAL, ...host.state() }];
+      return [{ name: CHROMIUM_LOCAL, ...host.state(), sandbox: host.sandboxed() }];
     },
     async capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult> {
       signal?.throwIfAborted();
@@ -124,7 +141,8 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
         log.info("capture failed", {
           status: failure.status,
           code: failure.code,
-          reason: error instanceof Error ? error.message : String(error),
+          reason: redactUrls(error instanceof Error ? error.message : String(error)),
+          ...failure.logDetail,
         });
         throw failure;
       }

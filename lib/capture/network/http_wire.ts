@@ -70,13 +70,20 @@ export async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void
   while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));
 }
 
-/** Copies `from` to `to` until `from` ends; errors end the copy quietly. */
-export async function pump(from: Deno.Conn, to: Deno.Conn): Promise<void> {
+/**
+ * Copies `from` to `to` until `from` ends, or until `admit` refuses a chunk (a spent byte
+ * budget); errors end the copy quietly.
+ */
+export async function pump(
+  from: Deno.Conn,
+  to: Deno.Conn,
+  admit: (bytes: number) => boolean = () => true,
+): Promise<void> {
   const buffer = new Uint8Array(64 * 1024);
   try {
     while (true) {
       const n = await from.read(buffer);
-      if (n === null) return;
+      if (n === null || !admit(n)) return;
       await writeAll(to, buffer.subarray(0, n));
     }
   } catch {

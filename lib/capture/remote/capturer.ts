@@ -9,11 +9,14 @@ import { withTimeout } from "../../timeout.ts";
 import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import { type Resolver, resolveWithDns } from "../network/address.ts";
+import type { Cidr } from "../network/cidr.ts";
 import { captureFailure } from "../errors.ts";
 import { emulateDevice, userAgentsOf } from "../local/page_pool.ts";
 import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
 import { render } from "../render.ts";
 import { createRequestGuard } from "../network/request_guard.ts";
+import { closeOpenedTargets, lockDownPage } from "../page_lockdown.ts";
+import { redactUrls } from "../log_target.ts";
 import type {
   CaptureBackendStatus,
   CaptureJob,
@@ -36,6 +39,8 @@ export interface RemoteCapturerOptions {
   allowPrivateNetwork: boolean;
   /** DNS for the checks before and during navigation; `Deno.resolveDns` A + AAAA by default. */
   resolver?: Resolver;
+  /** EGRESS_DENY_CIDRS. */
+  denyCidrs?: readonly Cidr[];
   log: Logger;
   /** Reconnection delays (tests shorten them). */
   backoff?: Backoff;
@@ -56,6 +61,16 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
   const userAgents = new WeakMap<Browser, Promise<Record<DeviceType, string>>>();
   const closings = new Set<Promise<unknown>>();
   const disposed = new WeakSet<BrowserContext>();
+  // Our contexts on the (possibly shared) remote browsers: only their popups are ours to close.
+  const ours = new Set<string>();
+  const popupWatch = new WeakMap<Browser, Promise<unknown>>();
+  const watchPopups = (browser: Browser) => {
+    if (!popupWatch.has(browser)) {
+      const isOurs = (id: string | undefined) => id !== undefined && ours.has(id);
+      popupWatch.set(browser, closeOpenedTargets(browser, isOurs, log).catch(() => {}));
+    }
+    return popupWatch.get(browser);
+  };
   let turn = 0;
   let closed = false;
 
@@ -93,6 +108,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
   const dispose = (context: BrowserContext) => {
     if (disposed.has(context)) return;
     disposed.add(context);
+    if (context.id) ours.delete(context.id);
     const closing = withTimeout(context.close(), CONTEXT_CLOSE_TIMEOUT_MS, "context close")
       .catch(() => {})
       .finally(() => closings.delete(closing));
@@ -112,7 +128,12 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
     async capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult> {
       signal?.throwIfAborted();
       if (closed || endpoints.length === 0) throw remoteUnavailable(10);
-      const guard = createRequestGuard({ resolver, allowPrivateNetwork, log });
+      const guard = createRequestGuard({
+        resolver,
+        allowPrivateNetwork,
+        denyCidrs: options.denyCidrs,
+        log,
+      });
       // A refused URL is answered here and never reaches the remote browser.
       await guard.checkTarget(job.url);
       const { browser, endpoint } = await pick();
@@ -122,9 +143,13 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
       const onAbort = () => context && dispose(context);
       signal?.addEventListener("abort", onAbort, { once: true });
       try {
+        await watchPopups(browser);
         context = await browser.createBrowserContext({ downloadBehavior: { policy: "deny" } });
+        if (context.id) ours.add(context.id);
         signal?.throwIfAborted();
         const page = await context.newPage();
+        // With ALLOW_PRIVATE_NETWORK there is no interception, but WebRTC still goes.
+        await lockDownPage(page, { uninterceptedChannels: !allowPrivateNetwork });
         // An alert() would block the page (and the screenshot) until someone answers it.
         page.on("dialog", (dialog) => void dialog.dismiss().catch(() => {}));
         await emulateDevice(page, job.deviceType, job.colorScheme, await agentsOf(browser));
@@ -145,7 +170,8 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           backend: CHROMIUM_REMOTE,
           status: failure.status,
           code: failure.code,
-          reason: error instanceof Error ? error.message : String(error),
+          reason: redactUrls(error instanceof Error ? error.message : String(error)),
+          ...(error instanceof ApiError ? error.logDetail : {}),
         });
         throw failure;
       } finally {
