@@ -57,9 +57,9 @@ const NO_NEW_WINDOWS = `() => {
     const t = (target || (base && base.target) || "").toLowerCase();
     return t !== "" && t !== "_self" && t !== "_parent" && t !== "_top";
   };
+  const linkOf = (node) => node && node.closest && node.closest("a[href], area[href]");
   const onClick = (event) => {
-    const origin = event.composedPath()[0];
-    const link = origin && origin.closest && origin.closest("a[href], area[href]");
+    const link = linkOf(event.composedPath()[0]);
     if (link && elsewhere(link.target)) event.preventDefault();
   };
   addEventListener("click", onClick, true);
@@ -68,9 +68,22 @@ const NO_NEW_WINDOWS = `() => {
     const target = event.submitter && event.submitter.getAttribute("formtarget");
     if (elsewhere(target || event.target.target)) event.preventDefault();
   }, true);
+  // A link or form outside the document never passes the window's listeners.
   const submit = HTMLFormElement.prototype.submit;
   HTMLFormElement.prototype.submit = function () {
     if (!elsewhere(this.target)) submit.call(this);
+  };
+  for (const type of [HTMLAnchorElement, HTMLAreaElement]) {
+    const click = type.prototype.click;
+    type.prototype.click = function () {
+      if (!elsewhere(this.target)) click.call(this);
+    };
+  }
+  const dispatch = EventTarget.prototype.dispatchEvent;
+  EventTarget.prototype.dispatchEvent = function (event) {
+    const link = event && /click/.test(event.type) && linkOf(this);
+    if (link && elsewhere(link.target)) return false;
+    return dispatch.call(this, event);
   };
 }`;
 

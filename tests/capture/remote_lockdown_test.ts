@@ -1,0 +1,119 @@
+/**
+ * On the remote backend, whose request interception only covers the capture's own page: new
+ * windows must not become a way around it (the "fleet" Chromium here is started with
+ * --disable-popup-blocking, like Browserless and most fleets), and WebRTC is taken away from the
+ * page and its workers. The fleet maps *.test to 127.0.0.1; only `secret` plays the private
+ * network, and nothing may reach it.
+ */
+import assert from "node:assert/strict";
+import type { Resolver } from "../../lib/capture/network/address.ts";
+import { createRemoteCapturer } from "../../lib/capture/remote/capturer.ts";
+import { createMemoryLogger } from "../../lib/log.ts";
+import { schemePage, servePages } from "../helpers/capture_fixtures.ts";
+import { startRemoteChromium } from "../fixtures/remote_chromium.ts";
+
+const PUBLIC_IP = "93.184.215.14";
+
+/** Every way a page can open a window, each aimed at the private server. */
+function popupPage(secret: number): string {
+  const at = (path: string) => `"http://127.0.0.1:${secret}/${path}"`;
+  return schemePage(`<base target="_blank"><a id="based" href=${at("base")}>b</a>
+<form id="form" action=${at("form")} method="post"></form>
+<script>
+  const link = (path, attach) => {
+    const a = document.createElement("a"); a.href = path; a.target = "_blank";
+    if (attach) document.body.append(a);
+    return a;
+  };
+  const steps = {
+    open: () => window.open(${at("open")}),
+    named: () => window.open("", "named").location = ${at("named")},
+    link: () => link(${at("link")}, true).click(),
+    detachedLink: () => link(${at("detached")}, false).click(),
+    dispatched: () => link(${at("dispatched")}, false).dispatchEvent(new MouseEvent("click")),
+    middleClick: () => link(${at("middle")}, true)
+      .dispatchEvent(new MouseEvent("auxclick", { button: 1, bubbles: true })),
+    baseTarget: () => document.getElementById("based").click(),
+    formSubmit: () => document.getElementById("form").submit(),
+    formRequestSubmit: () => document.getElementById("form").requestSubmit(),
+    blankFrameOpen: () => {
+      const f = document.createElement("iframe"); document.body.append(f);
+      return f.contentWindow.open(${at("frame-open")});
+    },
+  };
+  const webrtc = {};
+  for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel",
+    "RTCIceCandidate"]) {
+    try { new globalThis[name]({ iceServers: [] }); webrtc[name] = "constructed"; }
+    catch (e) { webrtc[name] = e.name; }
+  }
+  const worker = new Worker(URL.createObjectURL(new Blob([
+    "postMessage(typeof RTCDataChannel === 'undefined' ? 'absent' : (() => {" +
+    " try { new RTCDataChannel(); return 'constructed'; } catch (e) { return e.name; } })())"])));
+  worker.onmessage = (e) => {
+    webrtc.worker = String(e.data);
+    for (const [name, step] of Object.entries(steps)) { try { step(); } catch (e) {} }
+    setTimeout(() => fetch("/report", { method: "POST", body: JSON.stringify(webrtc) }), 300);
+  };
+</script><img src="/after-report">`);
+}
+
+Deno.test("remote: pages open no window around the request guard, and have no WebRTC", async () => {
+  await using remote = await startRemoteChromium({
+    args: ["--host-resolver-rules=MAP *.test 127.0.0.1", "--disable-popup-blocking"],
+  });
+  const secret = servePages();
+  let report: Record<string, string> | null = null;
+  const reported = Promise.withResolvers<void>();
+  const internet = servePages({
+    "/popups": () =>
+      new Response(popupPage(secret.port), { headers: { "content-type": "text/html" } }),
+    "/report": async (request) => {
+      report = await request.json();
+      reported.resolve();
+      return new Response("ok");
+    },
+    "/after-report": async () => {
+      await Promise.race([reported.promise, new Promise((r) => setTimeout(r, 5_000))]);
+      // Popups that slipped through get time to load before the capture ends.
+      await new Promise((r) => setTimeout(r, 1_000));
+      return new Response(null, { status: 204 });
+    },
+  });
+  const resolver: Resolver = (host) =>
+    Promise.resolve(host === "public.test" ? [PUBLIC_IP] : host === "localhost" ? ["::1"] : []);
+  const log = createMemoryLogger();
+  const capturer = createRemoteCapturer({
+    endpoints: [remote.endpoint],
+    timeoutMs: 10_000,
+    allowPrivateNetwork: false,
+    resolver,
+    log,
+  });
+  try {
+    const result = await capturer.capture({
+      url: `http://public.test:${internet.port}/popups`,
+      deviceType: "desktop",
+      colorScheme: "light",
+    });
+    assert.equal(result.targetStatus, 200);
+    const { worker, ...page }: Record<string, string> = report ?? {};
+    assert.deepEqual(page, {
+      RTCPeerConnection: "SecurityError",
+      webkitRTCPeerConnection: "SecurityError",
+      RTCDataChannel: "SecurityError",
+      RTCIceCandidate: "SecurityError",
+    });
+    // Workers have no peer connections; where they expose RTCDataChannel it is taken too.
+    assert.ok(worker === "absent" || worker === "SecurityError", `worker: ${worker}`);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual([...secret.hits.keys()], [], "no popup reached the private server");
+    const targets = await (await fetch(`http://127.0.0.1:${remote.port}/json/list`)).json();
+    const popups = targets.filter((t: { url: string }) => t.url.includes(`:${secret.port}/`));
+    assert.deepEqual(popups, [], "no popup is left open");
+  } finally {
+    await capturer.close();
+    await internet.close();
+    await secret.close();
+  }
+});
