@@ -7,13 +7,12 @@
 import assert from "node:assert/strict";
 import { createChromiumCapturer } from "../../lib/capture/local/capturer.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
-import { schemePage, servePages } from "../helpers/capture_fixtures.ts";
+import { reportRoutes, schemePage, servePages, webrtcProbe } from "../helpers/capture_fixtures.ts";
 
 const BUDGET = 1024 * 1024;
 
 Deno.test("local: over its byte budget a page is cut off, the capture answers, WebRTC and popups are gone", async (t) => {
-  let report: Record<string, string> | null = null;
-  const reported = Promise.withResolvers<void>();
+  const probe = reportRoutes();
   // Scripts, which Chromium reads to the end (an undecodable image would be dropped early).
   const big = `/*${"x".repeat(400 * 1024)}*/`;
   const pages = servePages({
@@ -27,31 +26,15 @@ Deno.test("local: over its byte budget a page is cut off, the capture answers, W
     "/blob": () => new Response(big, { headers: { "content-type": "text/javascript" } }),
     "/lockdown": () =>
       new Response(
-        schemePage(`<script>
-  const seen = {};
-  for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel",
-    "RTCIceCandidate"]) {
-    try { new globalThis[name]({ iceServers: [] }); seen[name] = "constructed"; }
-    catch (e) { seen[name] = e.name; }
-  }
-  seen.open = String(window.open("/popup-target"));
-  const w = new Worker(URL.createObjectURL(new Blob([
-    "postMessage(typeof RTCDataChannel === 'undefined' ? 'absent' : (() => {" +
-    " try { new RTCDataChannel(); return 'constructed'; } catch (e) { return e.name; } })())"])));
-  w.onmessage = (e) => { seen.worker = String(e.data);
-    fetch("/report", { method: "POST", body: JSON.stringify(seen) }); };
-</script><img src="/after-report">`),
+        schemePage(`<script>${
+          webrtcProbe(`(seen) => {
+            seen.open = String(window.open("/popup-target"));
+            fetch("/report", { method: "POST", body: JSON.stringify(seen) });
+          }`)
+        }</script><img src="/after-report">`),
         { headers: { "content-type": "text/html" } },
       ),
-    "/report": async (request) => {
-      report = await request.json();
-      reported.resolve();
-      return new Response("ok");
-    },
-    "/after-report": async () => {
-      await Promise.race([reported.promise, new Promise((r) => setTimeout(r, 5_000))]);
-      return new Response(null, { status: 204 });
-    },
+    ...probe.routes,
   });
   const log = createMemoryLogger();
   const capturer = createChromiumCapturer({
@@ -83,7 +66,7 @@ Deno.test("local: over its byte budget a page is cut off, the capture answers, W
     await t.step("no WebRTC in the page or its workers, no window.open", async () => {
       const result = await shoot("/lockdown");
       assert.equal(result.targetStatus, 200);
-      const { worker, ...page }: Record<string, string> = report ?? {};
+      const { worker, ...page }: Record<string, string> = probe.report() ?? {};
       assert.deepEqual(page, {
         RTCPeerConnection: "SecurityError",
         webkitRTCPeerConnection: "SecurityError",

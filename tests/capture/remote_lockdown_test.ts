@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { Resolver } from "../../lib/capture/network/address.ts";
 import { createRemoteCapturer } from "../../lib/capture/remote/capturer.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
-import { schemePage, servePages } from "../helpers/capture_fixtures.ts";
+import { reportRoutes, schemePage, servePages, webrtcProbe } from "../helpers/capture_fixtures.ts";
 import { startRemoteChromium } from "../fixtures/remote_chromium.ts";
 
 const PUBLIC_IP = "93.184.215.14";
@@ -41,20 +41,12 @@ function popupPage(secret: number): string {
       return f.contentWindow.open(${at("frame-open")});
     },
   };
-  const webrtc = {};
-  for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel",
-    "RTCIceCandidate"]) {
-    try { new globalThis[name]({ iceServers: [] }); webrtc[name] = "constructed"; }
-    catch (e) { webrtc[name] = e.name; }
+  ${
+    webrtcProbe(`(seen) => {
+      for (const [name, step] of Object.entries(steps)) { try { step(); } catch (e) {} }
+      setTimeout(() => fetch("/report", { method: "POST", body: JSON.stringify(seen) }), 300);
+    }`)
   }
-  const worker = new Worker(URL.createObjectURL(new Blob([
-    "postMessage(typeof RTCDataChannel === 'undefined' ? 'absent' : (() => {" +
-    " try { new RTCDataChannel(); return 'constructed'; } catch (e) { return e.name; } })())"])));
-  worker.onmessage = (e) => {
-    webrtc.worker = String(e.data);
-    for (const [name, step] of Object.entries(steps)) { try { step(); } catch (e) {} }
-    setTimeout(() => fetch("/report", { method: "POST", body: JSON.stringify(webrtc) }), 300);
-  };
 </script><img src="/after-report">`);
 }
 
@@ -63,22 +55,12 @@ Deno.test("remote: pages open no window around the request guard, and have no We
     args: ["--host-resolver-rules=MAP *.test 127.0.0.1", "--disable-popup-blocking"],
   });
   const secret = servePages();
-  let report: Record<string, string> | null = null;
-  const reported = Promise.withResolvers<void>();
+  // Popups that slipped through get time to load before the capture ends.
+  const probe = reportRoutes(1_000);
   const internet = servePages({
     "/popups": () =>
       new Response(popupPage(secret.port), { headers: { "content-type": "text/html" } }),
-    "/report": async (request) => {
-      report = await request.json();
-      reported.resolve();
-      return new Response("ok");
-    },
-    "/after-report": async () => {
-      await Promise.race([reported.promise, new Promise((r) => setTimeout(r, 5_000))]);
-      // Popups that slipped through get time to load before the capture ends.
-      await new Promise((r) => setTimeout(r, 1_000));
-      return new Response(null, { status: 204 });
-    },
+    ...probe.routes,
   });
   const resolver: Resolver = (host) =>
     Promise.resolve(host === "public.test" ? [PUBLIC_IP] : host === "localhost" ? ["::1"] : []);
@@ -97,7 +79,7 @@ Deno.test("remote: pages open no window around the request guard, and have no We
       colorScheme: "light",
     });
     assert.equal(result.targetStatus, 200);
-    const { worker, ...page }: Record<string, string> = report ?? {};
+    const { worker, ...page }: Record<string, string> = probe.report() ?? {};
     assert.deepEqual(page, {
       RTCPeerConnection: "SecurityError",
       webkitRTCPeerConnection: "SecurityError",
