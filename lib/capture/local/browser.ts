@@ -4,15 +4,15 @@
  */
 import puppeteer, { type Browser } from "puppeteer-core";
 import type { Logger } from "../../log.ts";
-import { browserEnvironment, launchArgs, sandboxPlan, writeProfilePreferences } from "./launch.ts";
+import {
+  browserEnvironment,
+  findChromium,
+  launchArgs,
+  sandboxPlan,
+  writeProfilePreferences,
+} from "./launch.ts";
 
-/** Where Debian, Ubuntu and Google's packages put the executable, in order of preference. */
-export const CHROME_CANDIDATES = [
-  "/usr/bin/chromium",
-  "/usr/bin/chromium-browser",
-  "/usr/bin/google-chrome",
-  "/usr/bin/google-chrome-stable",
-];
+export { CHROME_CANDIDATES, findChromium } from "./launch.ts";
 
 /** Temporary profiles are named after the owning process, so a leftover can be traced. */
 export const PROFILE_PREFIX = "shotline-chromium-";
@@ -46,24 +46,6 @@ export interface BrowserHost {
   pid(): number | undefined;
   /** Kills the browser and removes its profile; `get()` fails afterwards. */
   close(): Promise<void>;
-}
-
-/** The executable to launch: CHROME_PATH if it exists, else the first candidate found. */
-export function findChromium(chromePath?: string): { path: string } | { error: string } {
-  if (chromePath) {
-    if (!isFile(chromePath)) {
-      return { error: `CHROME_PATH=${chromePath} does not exist or is not a file` };
-    }
-    // Why: spawning a file without execute permission fails with an EACCES 'error' event that
-    // puppeteer (pipe mode) does not listen for, and that uncaught error ends the whole service.
-    return isExecutable(chromePath)
-      ? { path: chromePath }
-      : { error: `CHROME_PATH=${chromePath} is not executable` };
-  }
-  const found = CHROME_CANDIDATES.find((path) => isFile(path) && isExecutable(path));
-  return found
-    ? { path: found }
-    : { error: `no Chromium found at ${CHROME_CANDIDATES.join(", ")}` };
 }
 
 /** A host that launches lazily on `get()` and relaunches in the background after a crash. */
@@ -229,24 +211,6 @@ async function removeProfile(dir: string, log: Logger): Promise<void> {
       if (attempt === 2) log.warn("could not remove browser profile", { dir, error });
       await new Promise((r) => setTimeout(r, 100));
     }
-  }
-}
-
-/** Any execute bit (a finer check would need access(2)); no mode bits (Windows) counts as yes. */
-function isExecutable(path: string): boolean {
-  try {
-    const { mode } = Deno.statSync(path);
-    return mode === null || (mode & 0o111) !== 0;
-  } catch {
-    return false;
-  }
-}
-
-function isFile(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
   }
 }
 

@@ -4,6 +4,32 @@
  * sandbox can be on.
  */
 
+/** Where Debian, Ubuntu and Google's packages put the executable, in order of preference. */
+export const CHROME_CANDIDATES = [
+  "/usr/bin/chromium",
+  "/usr/bin/chromium-browser",
+  "/usr/bin/google-chrome",
+  "/usr/bin/google-chrome-stable",
+];
+
+/** The executable to launch: CHROME_PATH if it exists, else the first candidate found. */
+export function findChromium(chromePath?: string): { path: string } | { error: string } {
+  if (chromePath) {
+    if (!isFile(chromePath)) {
+      return { error: `CHROME_PATH=${chromePath} does not exist or is not a file` };
+    }
+    // Why: spawning a file without execute permission fails with an EACCES 'error' event that
+    // puppeteer (pipe mode) does not listen for, and that uncaught error ends the whole service.
+    return isExecutable(chromePath)
+      ? { path: chromePath }
+      : { error: `CHROME_PATH=${chromePath} is not executable` };
+  }
+  const found = CHROME_CANDIDATES.find((path) => isFile(path) && isExecutable(path));
+  return found
+    ? { path: found }
+    : { error: `no Chromium found at ${CHROME_CANDIDATES.join(", ")}` };
+}
+
 /**
  * WebRTC sends STUN/TURN over UDP straight from the browser, around any proxy. Full Chrome
  * (`--headless=new`) ignores `--force-webrtc-ip-handling-policy`; it reads these preferences,
@@ -105,3 +131,21 @@ const systemProbe: SandboxProbe = {
     }
   },
 };
+
+/** Any execute bit (a finer check would need access(2)); no mode bits (Windows) counts as yes. */
+function isExecutable(path: string): boolean {
+  try {
+    const { mode } = Deno.statSync(path);
+    return mode === null || (mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}

@@ -15,6 +15,8 @@ import {
   closeDelimited,
   encodeHead,
   type Head,
+  parseAbsolute,
+  parseAuthority,
   proxyResponse,
   pump,
   readHead,
@@ -240,26 +242,6 @@ async function forwardHttp(exchange: {
   await writeAll(client, encodeHead(response.startLine, closeDelimited(response.headers)));
   await writeAll(client, response.rest);
   await Promise.race([requestBody, pump(upstream, client, hooks.received)]);
-}
-
-function parseAuthority(
-  target: string | undefined,
-): { host: string; port: number; path: "" } | null {
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:/\[\]@]+):(\d{1,5})$/.exec(target ?? "");
-  if (!match) return null;
-  const port = Number(match[2]);
-  return port >= 1 && port <= 65535 ? { host: match[1].toLowerCase(), port, path: "" } : null;
-}
-
-function parseAbsolute(target: string | undefined) {
-  if (!target?.startsWith("http://")) return null;
-  try {
-    const url = new URL(target);
-    if (url.username || url.password || !url.hostname) return null;
-    return { host: url.hostname, port: Number(url.port || 80), path: url.pathname + url.search };
-  } catch {
-    return null;
-  }
 }
 
 function closeQuietly(closable: { close(): void }): void {

@@ -91,6 +91,28 @@ export async function pump(
   }
 }
 
+/** The host and port of a CONNECT target (`host:port`, IPv6 in brackets); null if malformed. */
+export function parseAuthority(
+  target: string | undefined,
+): { host: string; port: number; path: "" } | null {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:/\[\]@]+):(\d{1,5})$/.exec(target ?? "");
+  if (!match) return null;
+  const port = Number(match[2]);
+  return port >= 1 && port <= 65535 ? { host: match[1].toLowerCase(), port, path: "" } : null;
+}
+
+/** Host, port and path of an absolute-form `http://` request target; null if unusable. */
+export function parseAbsolute(target: string | undefined) {
+  if (!target?.startsWith("http://")) return null;
+  try {
+    const url = new URL(target);
+    if (url.username || url.password || !url.hostname) return null;
+    return { host: url.hostname, port: Number(url.port || 80), path: url.pathname + url.search };
+  } catch {
+    return null;
+  }
+}
+
 function parseHead(bytes: Uint8Array, rest: Uint8Array): Head {
   const [startLine, ...lines] = new TextDecoder().decode(bytes).split("\r\n");
   const headers: [string, string][] = [];
