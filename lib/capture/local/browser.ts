@@ -9,6 +9,7 @@ import {
   findChromium,
   launchArgs,
   sandboxPlan,
+  type SandboxProbe,
   writeProfilePreferences,
 } from "./launch.ts";
 
@@ -34,6 +35,8 @@ export interface BrowserHostOptions {
   log: Logger;
   /** Called with each new browser, and with null when the current one is lost. */
   onBrowser(browser: Browser | null): void;
+  /** What the sandbox decision looks at (test seam; this process and /proc by default). */
+  sandboxProbe?: SandboxProbe;
 }
 
 export interface BrowserHost {
@@ -98,7 +101,7 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
     try {
       await writeProfilePreferences(profile);
       if (sandboxed === null) {
-        const plan = sandboxPlan();
+        const plan = sandboxPlan(options.sandboxProbe);
         if (plan.sandbox) sandboxed = true;
         else withoutSandbox(plan.reason);
       }

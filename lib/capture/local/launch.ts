@@ -94,7 +94,7 @@ export type SandboxPlan = { sandbox: true } | { sandbox: false; reason: string }
  * Chromium refuses to start sandboxed as root, and its namespace sandbox needs unprivileged
  * user namespaces; anywhere else the sandbox is tried first (see the host's fallback).
  */
-export function sandboxPlan(probe: SandboxProbe = systemProbe): SandboxPlan {
+export function sandboxPlan(probe: SandboxProbe = SYSTEM_PROBE): SandboxPlan {
   const uid = probe.uid();
   if (uid === 0) return { sandbox: false, reason: "the service runs as root" };
   const maxNamespaces = probe.read("/proc/sys/user/max_user_namespaces");
@@ -115,7 +115,8 @@ export interface SandboxProbe {
   read(path: string): string | null;
 }
 
-const systemProbe: SandboxProbe = {
+/** This process's uid and the real /proc files. */
+export const SYSTEM_PROBE: SandboxProbe = {
   uid() {
     try {
       return Deno.uid();
