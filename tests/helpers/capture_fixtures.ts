@@ -173,3 +173,15 @@ export function webrtcProbe(then: string): string {
     " try { new RTCDataChannel(); return 'constructed'; } catch (e) { return e.name; } })())"])));
   probeWorker.onmessage = (e) => { seen.worker = String(e.data); (${then})(seen); };`;
 }
+
+/**
+ * What webrtcProbe reports under the page lockdown: every constructor throws, in the page and
+ * in its dedicated worker (Chromium exposes RTCDataChannel there).
+ */
+export const WEBRTC_LOCKED_DOWN = {
+  RTCPeerConnection: "SecurityError",
+  webkitRTCPeerConnection: "SecurityError",
+  RTCDataChannel: "SecurityError",
+  RTCIceCandidate: "SecurityError",
+  worker: "SecurityError",
+};
