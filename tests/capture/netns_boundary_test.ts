@@ -105,3 +105,23 @@ Deno.test({
     assert.deepEqual(result.contacts, {});
   },
 });
+
+Deno.test({
+  name: "an https page's WebTransport (QUIC over UDP) reaches no canary",
+  ignore: reason !== null,
+  async fn() {
+    const result = await inNamespace<{
+      positiveControl: Record<string, number>;
+      seen: string | null;
+      contacts: Record<string, number>;
+    }>("secure_context.ts");
+    assert.deepEqual(Object.keys(result.positiveControl).sort(), allCanaries());
+    const seen = JSON.parse(result.seen ?? "{}");
+    // The page was a secure context with WebTransport available, so the attempts were real.
+    assert.equal(seen.secure, "true");
+    assert.equal(seen.webTransport, "function");
+    assert.notEqual(seen.transports, undefined);
+    assert.doesNotMatch(String(seen.transports), /open/);
+    assert.deepEqual(result.contacts, {});
+  },
+});
