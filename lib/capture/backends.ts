@@ -60,7 +60,12 @@ export function createCaptureBackends(options: CaptureBackendsOptions): Startabl
     }));
   }
   if (endpoints.length > 0) {
-    backends.push(createRemoteCapturer({ ...common, endpoints, backoff: options.backoff }));
+    backends.push(createRemoteCapturer({
+      ...common,
+      endpoints,
+      backoff: options.backoff,
+      byteBudget: config.CAPTURE_BYTE_BUDGET,
+    }));
   }
   return chainCapturers(backends, log);
 }

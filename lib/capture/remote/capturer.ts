@@ -15,6 +15,7 @@ import { emulateDevice, userAgentsOf } from "../local/page_pool.ts";
 import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
 import { render } from "../render.ts";
 import { createRequestGuard } from "../network/request_guard.ts";
+import { enforceByteBudget } from "./byte_budget.ts";
 import { closeOpenedTargets, lockDownPage } from "../page_lockdown.ts";
 import { redactUrls } from "../log_target.ts";
 import type {
@@ -41,6 +42,8 @@ export interface RemoteCapturerOptions {
   resolver?: Resolver;
   /** EGRESS_DENY_CIDRS. */
   denyCidrs?: readonly Cidr[];
+  /** CAPTURE_BYTE_BUDGET: bytes the capture's page may download before it is cut off. */
+  byteBudget?: number;
   log: Logger;
   /** Reconnection delays (tests shorten them). */
   backoff?: Backoff;
@@ -153,6 +156,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
         // An alert() would block the page (and the screenshot) until someone answers it.
         page.on("dialog", (dialog) => void dialog.dismiss().catch(() => {}));
         await emulateDevice(page, job.deviceType, job.colorScheme, await agentsOf(browser));
+        if (options.byteBudget) await enforceByteBudget(page, options.byteBudget, log);
         await guard.attach(page);
         const { png, targetStatus } = await render(page, guard, job.url, timeoutMs);
         return { png, targetStatus, strategy: CHROMIUM_REMOTE };
