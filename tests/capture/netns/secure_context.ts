@@ -6,10 +6,8 @@
  * session is told to accept (the service itself never ignores certificate errors).
  * Prints { positiveControl, seen, contacts } as its last stdout line.
  */
-import { createBrowserHost } from "../../../lib/capture/local/browser.ts";
-import { createEgressProxy } from "../../../lib/capture/network/egress_proxy.ts";
 import { lockDownPage } from "../../../lib/capture/page_lockdown.ts";
-import { createLogger } from "../../../lib/log.ts";
+import { withCapturePage } from "./browser_page.ts";
 import { positiveControl, setUpNetwork, startCanaries } from "./inner.ts";
 import { ATTACKER, FORBIDDEN_V4, FORBIDDEN_V6, SERVICE_WORKER } from "./vectors.ts";
 
@@ -86,29 +84,15 @@ async function main() {
       return new Response(PAGE, { headers: { "content-type": "text/html" } });
     },
   );
-  const log = createLogger("error", (line) => console.error(line));
-  const proxy = createEgressProxy({
-    resolver: () => Promise.resolve([]),
-    allowPrivateNetwork: false,
-    connectTimeoutMs: 2_000,
-  }, log);
-  const session = proxy.openSession();
-  const host = createBrowserHost({ proxyUrl: () => session.url, log, onBrowser() {} });
   try {
-    const browser = await host.get();
-    const context = await browser.createBrowserContext({
-      proxyServer: session.url,
-      proxyBypassList: ["<-loopback>"],
+    await withCapturePage(async (page) => {
+      await lockDownPage(page);
+      const cdp = await page.createCDPSession();
+      await cdp.send("Security.setIgnoreCertificateErrors", { ignore: true });
+      await page.goto(`https://${ATTACKER}/`, { waitUntil: "load" });
+      await new Promise((r) => setTimeout(r, ATTEMPT_MS));
     });
-    const page = await context.newPage();
-    await lockDownPage(page);
-    const cdp = await page.createCDPSession();
-    await cdp.send("Security.setIgnoreCertificateErrors", { ignore: true });
-    await page.goto(`https://${ATTACKER}/`, { waitUntil: "load" });
-    await new Promise((r) => setTimeout(r, ATTEMPT_MS));
   } finally {
-    await host.close();
-    proxy.close();
     await site.shutdown();
   }
   const contacts = canaries.take();
