@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { type Cidr, parseCidrList } from "./capture/network/cidr.ts";
 
 /** Boolean variables accept the usual spellings; anything else is a start-up error. */
 const booleanFlag = z.enum(["true", "false", "1", "0", "yes", "no"]).transform((v) =>
@@ -22,9 +23,10 @@ const ConfigSchema = z.object({
   CHROME_PATH: z.string().min(1).optional(),
   BROWSER_WS_ENDPOINT: z.string().min(1).transform((v, ctx) => {
     const endpoints = v.split(",").map((s) => s.trim()).filter(Boolean);
-    for (const endpoint of endpoints) {
+    for (const [i, endpoint] of endpoints.entries()) {
+      // The entry itself is never quoted: its path or query may carry the fleet's token.
       if (!/^wss?:\/\/[^\s]+$/.test(endpoint)) {
-        ctx.addIssue({ code: "custom", message: `"${endpoint}" is not a ws:// or wss:// URL` });
+        ctx.addIssue({ code: "custom", message: `entry ${i + 1} is not a ws:// or wss:// URL` });
       }
     }
     return endpoints;
@@ -34,7 +36,16 @@ const ConfigSchema = z.object({
   CAPTURE_TIMEOUT_MS: integer(1000, 120_000).default(15000),
   ALLOW_PRIVATE_NETWORK: booleanFlag.default(false),
   MAX_UPLOAD_BYTES: integer(1024, 1024 * 1024 * 1024).default(26214400),
-  CACHE_ADMIN_TOKEN: z.string().min(1).optional(),
+  // Shorter tokens can be guessed online, failed-attempt throttling or not.
+  CACHE_ADMIN_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
+  EGRESS_DENY_CIDRS: z.string().transform((v, ctx): Cidr[] => {
+    const parsed = parseCidrList(v);
+    if ("cidrs" in parsed) return parsed.cidrs;
+    ctx.addIssue({ code: "custom", message: `not a CIDR: ${parsed.invalid.join(", ")}` });
+    return [];
+  }).default([]),
+  // 64 MiB: far above any real page, small enough that one capture cannot fill a disk or a link.
+  CAPTURE_BYTE_BUDGET: integer(1024 * 1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   // Enables GET /metrics (bearer token); unset, the endpoint does not exist.
   METRICS_TOKEN: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
@@ -54,6 +65,17 @@ export class ConfigError extends Error {
   }
 }
 
+// Values never printed in a start-up error: tokens, and endpoints whose URL may carry one.
+const SECRET_VARIABLES = /TOKEN|SECRET|PASSWORD|^BROWSER_WS_ENDPOINT$|^UPSTASH_REDIS_REST_URL$/;
+
+/** How a malformed value is quoted in an error: secrets only by their length. */
+function shownValue(name: string, value: string | undefined): string {
+  if (value === undefined) return '""';
+  return SECRET_VARIABLES.test(name)
+    ? `<hidden, ${value.length} characters>`
+    : JSON.stringify(value);
+}
+
 /** Parses the environment once; empty strings count as unset so `FOO=` means default. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
   const present = Object.fromEntries(
@@ -64,7 +86,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError(
       result.error.issues.map((issue) => {
         const name = String(issue.path[0] ?? "config");
-        return `${name}=${JSON.stringify(present[name] ?? "")}: ${issue.message}`;
+        return `${name}=${shownValue(name, present[name])}: ${issue.message}`;
       }),
     );
   }

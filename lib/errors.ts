@@ -100,19 +100,26 @@ export class ApiError extends Error {
   readonly hint: string;
   readonly headers: Record<string, string>;
   readonly extra: Record<string, unknown>;
+  /** For the operator's log only, never the response (e.g. why a target was refused). */
+  readonly logDetail: Record<string, unknown>;
 
   constructor(
     readonly status: ContentfulStatusCode,
     readonly code: ErrorCode,
     message: string,
-    options: { hint?: string; headers?: Record<string, string>; extra?: Record<string, unknown> } =
-      {},
+    options: {
+      hint?: string;
+      headers?: Record<string, string>;
+      extra?: Record<string, unknown>;
+      logDetail?: Record<string, unknown>;
+    } = {},
   ) {
     super(message);
     this.name = "ApiError";
     this.hint = options.hint ?? ERROR_REFERENCE[code].hint;
     this.headers = options.headers ?? {};
     this.extra = options.extra ?? {};
+    this.logDetail = options.logDetail ?? {};
   }
 }
 

@@ -1,6 +1,5 @@
 import { parseTargetUrl } from "../lib/capture/target_url.ts";
 import { ApiError } from "../lib/errors.ts";
-import { requireBearer } from "../lib/http/bearer.ts";
 import { createRouter } from "../lib/http/router.ts";
 
 /**
@@ -9,9 +8,9 @@ import { createRouter } from "../lib/http/router.ts";
  */
 export function createCacheAdminRouter() {
   return createRouter().delete("/api/cache", async (c) => {
-    const { config, captureCache: cache, log } = c.var.deps;
+    const { config, captureCache: cache, log, operatorAuth } = c.var.deps;
     // Mounted only when the token is set (see createApp); checked again so a mistake fails closed.
-    requireBearer(c, config.CACHE_ADMIN_TOKEN, "cache-admin");
+    operatorAuth.require(c, config.CACHE_ADMIN_TOKEN, "cache-admin");
     const { all, url } = c.req.query();
     let purge: () => Promise<number>;
     if (all !== undefined) {

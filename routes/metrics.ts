@@ -1,4 +1,3 @@
-import { requireBearer } from "../lib/http/bearer.ts";
 import { createRouter } from "../lib/http/router.ts";
 
 /**
@@ -7,9 +6,9 @@ import { createRouter } from "../lib/http/router.ts";
  */
 export function createMetricsRouter() {
   return createRouter().get("/metrics", async (c) => {
-    const { config, metrics, screenshots } = c.var.deps;
+    const { config, metrics, screenshots, operatorAuth } = c.var.deps;
     // Mounted only when the token is set (see createApp); checked again so a mistake fails closed.
-    requireBearer(c, config.METRICS_TOKEN, "metrics");
+    operatorAuth.require(c, config.METRICS_TOKEN, "metrics");
     // Gauges are read at scrape time from the service that owns the numbers.
     const { running, queued } = screenshots.stats();
     metrics.captureQueueDepth.set(queued);

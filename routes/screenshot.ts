@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Buffer } from "node:buffer";
 import { parseTargetUrl } from "../lib/capture/target_url.ts";
+import { targetLogFields } from "../lib/capture/log_target.ts";
 import { ApiError } from "../lib/errors.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
 import { enforceCaptureRateLimit } from "../lib/http/rate_limit.ts";
@@ -81,20 +82,31 @@ export function createScreenshotRouter() {
     async (c) => {
       const { config, screenshots } = c.var.deps;
       const body = c.req.valid("json");
-      const url = parseTargetUrl(body.url, { allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK });
-      // After validation, so refused requests do not use up the client's quota.
-      await enforceCaptureRateLimit(c);
-      const { deviceType, colorScheme } = body;
-      const forceRefresh = body.forceRefresh ?? false;
-      const attributes = { deviceType, colorScheme, forceRefresh };
-      const outcome = await traced("capture", attributes, async (span) => {
-        const taken = await screenshots.take({ url, deviceType, colorScheme }, {
-          forceRefresh,
-          signal: c.req.raw.signal,
+      let outcome;
+      let url: string;
+      try {
+        url = parseTargetUrl(body.url, { allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK });
+        Object.assign(c.var.logFields, await targetLogFields(url));
+        // After validation, so refused requests do not use up the client's quota.
+        await enforceCaptureRateLimit(c);
+        const { deviceType, colorScheme } = body;
+        const forceRefresh = body.forceRefresh ?? false;
+        const attributes = { deviceType, colorScheme, forceRefresh };
+        const target = url;
+        outcome = await traced("capture", attributes, async (span) => {
+          const taken = await screenshots.take({ url: target, deviceType, colorScheme }, {
+            forceRefresh,
+            signal: c.req.raw.signal,
+          });
+          span.setAttributes({ cached: taken.cached, backend: taken.strategy });
+          return taken;
         });
-        span.setAttributes({ cached: taken.cached, backend: taken.strategy });
-        return taken;
-      });
+      } catch (error) {
+        // Why a target was refused is the operator's to know, not the caller's.
+        if (error instanceof ApiError) Object.assign(c.var.logFields, error.logDetail);
+        throw error;
+      }
+      const { deviceType, colorScheme } = body;
       const cache = outcome.cached ? "hit" : "miss";
       Object.assign(c.var.logFields, { cache, strategy: outcome.strategy });
       c.header("X-Cache", cache);

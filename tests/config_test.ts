@@ -70,3 +70,62 @@ Deno.test("Upstash variables must be set together", () => {
   });
   assert.equal(both.UPSTASH_REDIS_REST_TOKEN, "t0ken");
 });
+
+Deno.test("CACHE_ADMIN_TOKEN shorter than 32 characters refuses to start, without printing it", () => {
+  const short = "tooShortButSecret-31-characters";
+  assert.equal(short.length, 31);
+  assert.throws(() => parseConfig({ CACHE_ADMIN_TOKEN: short }), (error: unknown) => {
+    assert.ok(error instanceof ConfigError);
+    assert.match(error.message, /CACHE_ADMIN_TOKEN=<hidden, 31 characters>: must be at least 32/);
+    assert.equal(error.message.includes(short), false);
+    return true;
+  });
+  const long = `${short}!`;
+  assert.equal(parseConfig({ CACHE_ADMIN_TOKEN: long }).CACHE_ADMIN_TOKEN, long);
+});
+
+Deno.test("a malformed BROWSER_WS_ENDPOINT is reported without its credentials", () => {
+  const endpoint = "http://fleet-user:fleet-pass@fleet.example/chrome?token=fleet-token";
+  assert.throws(
+    () => parseConfig({ BROWSER_WS_ENDPOINT: `wss://ok.example/cdp,${endpoint}` }),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /BROWSER_WS_ENDPOINT=<hidden, \d+ characters>: entry 2 is not/);
+      assert.doesNotMatch(error.message, /fleet-(user|pass|token)|fleet\.example/);
+      return true;
+    },
+  );
+  // Upstash's URL and token are hidden the same way.
+  assert.throws(
+    () =>
+      parseConfig({ UPSTASH_REDIS_REST_URL: "ftp://u:hunter2@r", UPSTASH_REDIS_REST_TOKEN: "x" }),
+    (error: unknown) => error instanceof ConfigError && !error.message.includes("hunter2"),
+  );
+});
+
+Deno.test("EGRESS_DENY_CIDRS: IPv4 and IPv6 blocks; an invalid one refuses to start naming it", () => {
+  assert.deepEqual(parseConfig({}).EGRESS_DENY_CIDRS, []);
+  const { EGRESS_DENY_CIDRS } = parseConfig({
+    EGRESS_DENY_CIDRS: "203.0.114.0/24, 2a01:4f8::/32,8.8.8.8",
+  });
+  assert.deepEqual(EGRESS_DENY_CIDRS.map((c) => c.text), [
+    "203.0.114.0/24",
+    "2a01:4f8::/32",
+    "8.8.8.8/32",
+  ]);
+  for (const bad of ["10.0.0.0/33", "10.0.0/8", "fe80::/129", "example.com/8", "1.2.3.4/8/1"]) {
+    assert.throws(
+      () => parseConfig({ EGRESS_DENY_CIDRS: `10.0.0.0/8,${bad}` }),
+      (error: unknown) =>
+        error instanceof ConfigError && error.message.includes("EGRESS_DENY_CIDRS=") &&
+        error.message.includes(`not a CIDR: ${bad}`),
+      bad,
+    );
+  }
+});
+
+Deno.test("CAPTURE_BYTE_BUDGET defaults to 64 MiB and must be at least 1 MiB", () => {
+  assert.equal(parseConfig({}).CAPTURE_BYTE_BUDGET, 64 * 1024 * 1024);
+  assert.equal(parseConfig({ CAPTURE_BYTE_BUDGET: "2097152" }).CAPTURE_BYTE_BUDGET, 2097152);
+  assert.throws(() => parseConfig({ CAPTURE_BYTE_BUDGET: "1000" }), /CAPTURE_BYTE_BUDGET=/);
+});

@@ -23,10 +23,12 @@ export interface StartableCapturer extends Capturer {
 }
 
 export interface CaptureBackendsOptions {
-  config: Pick<
-    Config,
-    "CHROME_PATH" | "BROWSER_WS_ENDPOINT" | "CAPTURE_TIMEOUT_MS" | "ALLOW_PRIVATE_NETWORK"
-  >;
+  config:
+    & Pick<
+      Config,
+      "CHROME_PATH" | "BROWSER_WS_ENDPOINT" | "CAPTURE_TIMEOUT_MS" | "ALLOW_PRIVATE_NETWORK"
+    >
+    & Partial<Pick<Config, "EGRESS_DENY_CIDRS" | "CAPTURE_BYTE_BUDGET">>;
   log: Logger;
   /** DNS for both network boundaries; `Deno.resolveDns` by default. */
   resolver?: Resolver;
@@ -44,6 +46,7 @@ export function createCaptureBackends(options: CaptureBackendsOptions): Startabl
   const common = {
     timeoutMs: config.CAPTURE_TIMEOUT_MS,
     allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK,
+    denyCidrs: config.EGRESS_DENY_CIDRS,
     resolver,
     log,
   };
@@ -51,11 +54,20 @@ export function createCaptureBackends(options: CaptureBackendsOptions): Startabl
   // An explicit CHROME_PATH is always honoured (a wrong one shows as "down" in /healthz); with
   // endpoints and no Chromium on this machine (Deno Deploy) a local backend could only fail.
   if (config.CHROME_PATH || endpoints.length === 0 || localFound()) {
-    const local = createChromiumCapturer({ ...common, chromePath: config.CHROME_PATH });
+    const local = createChromiumCapturer({
+      ...common,
+      chromePath: config.CHROME_PATH,
+      byteBudget: config.CAPTURE_BYTE_BUDGET,
+    });
     backends.push(instrumentBackend(local, CHROMIUM_LOCAL));
   }
   if (endpoints.length > 0) {
-    const remote = createRemoteCapturer({ ...common, endpoints, backoff: options.backoff });
+    const remote = createRemoteCapturer({
+      ...common,
+      endpoints,
+      backoff: options.backoff,
+      byteBudget: config.CAPTURE_BYTE_BUDGET,
+    });
     backends.push(instrumentBackend(remote, CHROMIUM_REMOTE));
   }
   return chainCapturers(backends, log);

@@ -2,6 +2,7 @@ import { withTimeout } from "../timeout.ts";
 import type { Logger } from "../log.ts";
 import type { Store, StoreKey } from "../store/store.ts";
 import type { CaptureJob, CaptureResult } from "./types.ts";
+import { urlHash } from "./log_target.ts";
 
 // A slow store must not hold a capture hostage: past these, a read is a miss and a write is
 // skipped (the request still gets its image).
@@ -37,9 +38,7 @@ const ROOT = "capture";
  * length (Deno KV keys are capped at 2 KiB) and carry no user text.
  */
 export async function captureUrlKey(url: string): Promise<StoreKey> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(url));
-  const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-  return [ROOT, hex];
+  return [ROOT, await urlHash(url)];
 }
 
 /** The cache key of one job: normalised URL, device type, colour scheme. */

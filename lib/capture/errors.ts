@@ -4,7 +4,6 @@
  */
 import { ApiError } from "../errors.ts";
 import { TimeoutError as BoundTimeoutError } from "../timeout.ts";
-import { isIpLiteral } from "./network/address.ts";
 import type { EgressRefusal } from "./network/egress_proxy.ts";
 
 /** 503 when no browser can run; the hint names the three ways to provide one. */
@@ -17,26 +16,31 @@ export function browserUnavailable(): ApiError {
   });
 }
 
+/**
+ * The one answer for every target that may not be reached: a name that does not resolve, one
+ * that resolves to a private, loopback or metadata address, a forbidden literal. Anonymous
+ * callers must not learn which (that would make the service a DNS and network scanner of our
+ * side), so the reason is in `logDetail` only.
+ */
+export function notPubliclyReachable(logDetail: Record<string, unknown>): ApiError {
+  return new ApiError(400, "invalid_url", "The URL's host is not publicly reachable.", {
+    hint: "Only pages on the public internet can be captured (the page and every redirect it " +
+      "follows); check the host name.",
+    logDetail,
+  });
+}
+
 /** The error for a destination the egress proxy refused or could not reach. */
 export function refusalError(refusal: EgressRefusal): ApiError {
   const { host, port, kind, detail } = refusal;
-  const article = /^[aeiou]/.test(detail) ? "an" : "a";
   switch (kind) {
     case "forbidden_address":
-      return new ApiError(400, "invalid_url", "The URL resolves to a private address.", {
-        hint:
-          (isIpLiteral(host) ? `${host} is ${article} ${detail} address` : `${host} resolves to ` +
-            `${article} ${detail} address`) +
-          "; captures may only reach public internet addresses (the page or one of its redirects " +
-          "led there).",
-      });
     case "unresolvable":
-      return new ApiError(400, "invalid_url", "The URL's host name does not resolve.", {
-        hint: `${host} has no A or AAAA records; check the spelling of the host name.`,
-      });
+      return notPubliclyReachable({ refusal: { host, port, kind, detail } });
     case "dns_failed":
       return new ApiError(500, "upstream_failed", "The DNS lookup of the target failed.", {
-        hint: `Looking up ${host} failed (${detail}); retry later.`,
+        hint: "The host name could not be looked up just now; retry later.",
+        logDetail: { refusal: { host, port, kind, detail } },
       });
     case "connect_failed":
       return new ApiError(500, "upstream_failed", "The target could not be reached.", {

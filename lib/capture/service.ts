@@ -6,6 +6,10 @@ import { createCaptureSlots } from "./slots.ts";
 import type { CaptureJob, Capturer } from "./types.ts";
 import { METRICS } from "../telemetry/metrics.ts";
 import { traced } from "../telemetry/trace.ts";
+import { redactUrls, targetLogFields } from "./log_target.ts";
+
+/** Largest capture written to the cache; bigger ones are served but not stored. */
+export const DEFAULT_MAX_CACHED_PNG_BYTES = 8 * 1024 * 1024;
 
 /** What a request gets: the image, who made it, and whether it came from the cache. */
 export interface ScreenshotOutcome extends CachedCapture {
@@ -35,6 +39,11 @@ export interface ScreenshotServiceOptions {
   maxQueued?: number;
   /** Backstop for a capturer that never settles (it has its own CAPTURE_TIMEOUT_MS ladder). */
   hardTimeoutMs: number;
+  /**
+   * PNGs above this are served but not cached: a hostile page could otherwise fill the store
+   * with giant images at one request each. Default DEFAULT_MAX_CACHED_PNG_BYTES.
+   */
+  maxCachedBytes?: number;
 }
 
 /** One render in progress, shared by every identical request that arrives meanwhile. */
@@ -72,6 +81,7 @@ function hardTimeoutError(ms: number): ApiError {
  */
 export function createScreenshotService(options: ScreenshotServiceOptions): ScreenshotService {
   const { capturer, cache, log, clock, maxConcurrent, hardTimeoutMs } = options;
+  const maxCachedBytes = options.maxCachedBytes ?? DEFAULT_MAX_CACHED_PNG_BYTES;
   const slots = createCaptureSlots(maxConcurrent, options.maxQueued ?? maxConcurrent * 4);
   const flights = new Map<string, Flight>();
 
@@ -93,7 +103,7 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
       return { ...result, capturedAt: clock.now() };
     } catch (error) {
       if (error instanceof ApiError || signal.aborted) throw error;
-      log.error("capture failed", { url: job.url, error });
+      log.error("capture failed", { ...await targetLogFields(job.url), error: redactError(error) });
       throw new ApiError(500, "upstream_failed", "The screenshot could not be produced.", {
         hint: "Check that the page loads in a browser, then retry.",
       });
@@ -109,8 +119,15 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
       .then(async (capture) => {
         // Only the current flight of a key writes: an older render that finishes after a
         // forceRefresh render must not put its older image back.
-        if (flights.get(key) === flight) {
+        if (flights.get(key) !== flight) return capture;
+        if (capture.png.byteLength <= maxCachedBytes) {
           await traced("capture.cache_write", {}, () => cache.set(job, capture));
+        } else {
+          log.warn("capture too large to cache; served only", {
+            ...await targetLogFields(job.url),
+            bytes: capture.png.byteLength,
+            maxCachedBytes,
+          });
         }
         return capture;
       })
@@ -164,4 +181,10 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
 
     stats: () => ({ ...slots.stats(), flights: flights.size }),
   };
+}
+
+/** An unexpected error for the log, without the query strings its message may quote. */
+function redactError(error: unknown): { name?: string; message: string } {
+  if (!(error instanceof Error)) return { message: redactUrls(String(error)) };
+  return { name: error.name, message: redactUrls(error.message) };
 }

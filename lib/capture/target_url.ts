@@ -1,5 +1,6 @@
 import { isIPv4 } from "node:net";
 import { ApiError } from "../errors.ts";
+import { notPubliclyReachable } from "./errors.ts";
 import { forbiddenReason } from "./network/address.ts";
 
 // Far beyond any real page address, small enough to keep keys, logs and proxies sane.
@@ -114,9 +115,7 @@ function checkHost(hostname: string, rawHost: string, options: TargetUrlOptions)
   }
 }
 
+/** The same answer as a name that resolves there (see notPubliclyReachable). */
 function privateAddress(host: string): ApiError {
-  return invalid(
-    `The host "${shown(host)}" is a loopback, private or otherwise non-public address.`,
-    "Only pages on the public internet can be captured; use the site's public address.",
-  );
+  return notPubliclyReachable({ refusal: { host: shown(host), kind: "forbidden_literal" } });
 }

@@ -30,7 +30,10 @@ export interface CaptureResult {
 export interface CaptureBackendStatus {
   name: string;
   state: "ready" | "starting" | "down";
+  /** Endpoint and last error: for logs and tests, never shown to anonymous callers. */
   detail?: string;
+  /** Local backend: whether Chromium runs with its sandbox (null before the first launch). */
+  sandbox?: boolean | null;
 }
 
 /**

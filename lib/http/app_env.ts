@@ -8,6 +8,7 @@ import { createPostCache, type PostCache } from "../posts/cache.ts";
 import type { Clock, Store } from "../store/store.ts";
 import { instrumentStore } from "../telemetry/instrument.ts";
 import { METRICS, type Metrics } from "../telemetry/metrics.ts";
+import { createOperatorAuth, type OperatorAuth } from "./bearer.ts";
 import type { Upstreams } from "../upstreams.ts";
 
 /**
@@ -39,6 +40,8 @@ export interface AppDeps extends AppParts {
   posts: PostCache;
   /** The Prometheus registry and instruments of GET /metrics (one per process). */
   metrics: Metrics;
+  /** Bearer check of the operator endpoints, with per-IP throttling of failed attempts. */
+  operatorAuth: OperatorAuth;
 }
 
 /** Builds the stateful services on top of `parts`; pure construction, no I/O. */
@@ -57,7 +60,8 @@ export function assembleServices(parts: AppParts): AppDeps {
     hardTimeoutMs: 2 * config.CAPTURE_TIMEOUT_MS + 15_000,
   });
   const posts = createPostCache({ store, log });
-  return { ...parts, store, captureCache, screenshots, posts, metrics: METRICS };
+  const operatorAuth = createOperatorAuth();
+  return { ...parts, store, captureCache, screenshots, posts, metrics: METRICS, operatorAuth };
 }
 
 /** Hono environment shared by every router, so handlers see one typed context. */

@@ -2,6 +2,22 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { Context } from "hono";
 import type { AppEnv } from "./app_env.ts";
 import { ApiError } from "../errors.ts";
+import { clientIpOf } from "./middleware.ts";
+import { createMemoryWindow } from "./memory_window.ts";
+import { secondsUntil } from "./rate_limit.ts";
+
+/** Failed token attempts allowed per client IP and minute; then every attempt gets 429. */
+export const OPERATOR_FAILURES_PER_MINUTE = 10;
+const FAILURE_WINDOW_MS = 60_000;
+
+/** The bearer check of the operator endpoints (cache maintenance, metrics). */
+export interface OperatorAuth {
+  /**
+   * 401 `unauthorized` unless the request carries `Authorization: Bearer <token>`; `realm` names
+   * the endpoint ("cache-admin", "metrics"). An unset token fails closed.
+   */
+  require(c: Context<AppEnv>, token: string | undefined, realm: string): void;
+}
 
 /** SHA-256 of both sides makes the comparison fixed-length, so no length leaks either. */
 function sameSecret(given: string, expected: string): boolean {
@@ -10,15 +26,38 @@ function sameSecret(given: string, expected: string): boolean {
 }
 
 /**
- * 401 `unauthorized` unless the request carries `Authorization: Bearer <token>` (an operator
- * endpoint: `realm` names it, e.g. "cache-admin" or "metrics"). An unset token fails closed.
+ * One per app. Online guessing is throttled per IP across every operator endpoint: after
+ * OPERATOR_FAILURES_PER_MINUTE failures, every attempt (a right one included, or the throttle
+ * would confirm a guess) gets 429 until the window moves. Counted in this instance's memory:
+ * the store may be what is under attack, or down.
  */
-export function requireBearer(c: Context<AppEnv>, token: string | undefined, realm: string) {
-  const given = c.req.header("Authorization")?.match(/^Bearer[ \t]+(\S+)[ \t]*$/i)?.[1];
-  // Constant-time compare: response timing must not reveal how much of a guess was right.
-  if (!token || !given || !sameSecret(given, token)) {
-    throw new ApiError(401, "unauthorized", `A valid ${realm} token is required.`, {
-      headers: { "WWW-Authenticate": `Bearer realm="${realm}"` },
-    });
-  }
+export function createOperatorAuth(): OperatorAuth {
+  const failures = createMemoryWindow(FAILURE_WINDOW_MS);
+  return {
+    require(c, token, realm) {
+      const { clock, log } = c.var.deps;
+      const ip = clientIpOf(c);
+      const now = clock.now();
+      const state = failures.peek(ip, OPERATOR_FAILURES_PER_MINUTE, now);
+      if (!state.allowed) {
+        const retryAfter = secondsUntil(state.resetAt, now);
+        log.warn("operator token attempts throttled", { realm, clientIp: ip });
+        throw new ApiError(429, "rate_limited", "Too many failed operator token attempts.", {
+          hint: `Wait ${retryAfter} seconds; at most ${OPERATOR_FAILURES_PER_MINUTE} failed ` +
+            "attempts per minute are accepted from one IP address.",
+          extra: { retryAfter },
+          headers: { "Retry-After": String(retryAfter) },
+        });
+      }
+      const given = c.req.header("Authorization")?.match(/^Bearer[ \t]+(\S+)[ \t]*$/i)?.[1];
+      // Constant-time compare: response timing must not reveal how much of a guess was right.
+      if (!token || !given || !sameSecret(given, token)) {
+        failures.hit(ip, OPERATOR_FAILURES_PER_MINUTE, now);
+        log.warn("operator token refused", { realm, clientIp: ip });
+        throw new ApiError(401, "unauthorized", `A valid ${realm} token is required.`, {
+          headers: { "WWW-Authenticate": `Bearer realm="${realm}"` },
+        });
+      }
+    },
+  };
 }

@@ -7,38 +7,67 @@ import type { Logger } from "../log.ts";
 import { clientIpOf } from "./middleware.ts";
 import type { Store, WindowVerdict } from "../store/store.ts";
 import { METRICS } from "../telemetry/metrics.ts";
+import { createMemoryWindow, type MemoryWindow } from "./memory_window.ts";
 
 /** The sliding window of RATE_LIMIT_PER_MINUTE. */
 export const RATE_WINDOW_MS = 60_000;
 // A limiter stuck on a sick store would turn a store outage into a capture outage; past this
-// the request goes through (fail open) and the capture concurrency bound still protects us.
-// Generous on purpose: under a load test, 1.5 s expired from event-loop queueing alone and let
+// the request is counted in this instance's memory instead (never simply let through: an
+// attacker who can slow the store down must not switch the limit off). Generous on purpose: under a load test, 1.5 s expired from event-loop queueing alone and let
 // hundreds of requests skip the limit; a store that is really down fails faster than this
 // (the Upstash client's own budget is 2 s).
 export const RATE_STORE_TIMEOUT_MS = 5_000;
 // Name of the policy in the IETF RateLimit-Policy / RateLimit fields.
 const POLICY = "per-ip";
 
+/** One limiter check: the verdict, and whether the store or this instance's memory gave it. */
+export interface RateVerdict {
+  verdict: WindowVerdict;
+  source: "store" | "memory";
+}
+
+export interface RateLimitCheck {
+  store: Store;
+  log: Logger;
+  bucket: string;
+  limit: number;
+  /** Epoch ms (the app's clock) for the in-memory window. */
+  now: number;
+  /** Where hits are counted while the store fails; one per store by default. */
+  fallback?: MemoryWindow;
+  timeoutMs?: number;
+}
+
+// One in-memory window per store, i.e. per running app (tests run several apps in one process).
+const fallbacks = new WeakMap<Store, MemoryWindow>();
+
+/** The in-memory window used for `store` while it fails. */
+export function fallbackWindowOf(store: Store): MemoryWindow {
+  let window = fallbacks.get(store);
+  if (!window) {
+    window = createMemoryWindow(RATE_WINDOW_MS);
+    fallbacks.set(store, window);
+  }
+  return window;
+}
+
 /**
- * Counts one hit for `bucket` in the store's sliding window; null when the store failed or was
- * slower than `timeoutMs` (logged), so the caller lets the request through.
+ * Counts one hit for `bucket` in the store's sliding window; when the store fails or is slower
+ * than the timeout (logged), in a per-instance in-memory sliding window instead (fail closed).
  */
-export async function hitRateLimit(
-  store: Store,
-  log: Logger,
-  bucket: string,
-  limit: number,
-  timeoutMs = RATE_STORE_TIMEOUT_MS,
-): Promise<WindowVerdict | null> {
+export async function hitRateLimit(check: RateLimitCheck): Promise<RateVerdict> {
+  const { store, log, bucket, limit } = check;
   try {
-    return await withTimeout(
+    const verdict = await withTimeout(
       store.hitWindow(["rate", "capture", bucket], limit, RATE_WINDOW_MS),
-      timeoutMs,
+      check.timeoutMs ?? RATE_STORE_TIMEOUT_MS,
       "rate-limit store",
     );
+    return { verdict, source: "store" };
   } catch (error) {
-    log.warn("rate limiter failed open", { bucket, error });
-    return null;
+    log.warn("rate limiter store failed; counting in memory", { bucket, error });
+    const window = check.fallback ?? fallbackWindowOf(store);
+    return { verdict: window.hit(bucket, limit, check.now), source: "memory" };
   }
 }
 
@@ -72,16 +101,20 @@ export function rateLimitedError(verdict: WindowVerdict, now: number): ApiError 
 
 /**
  * The per-IP capture limit for this request (call it after validation, so refused requests do
- * not count): sets the rate-limit headers, or throws the 429. Fails open when the store fails.
+ * not count): sets the rate-limit headers, or throws the 429. While the store fails, the limit
+ * is enforced per instance from memory.
  */
 export async function enforceCaptureRateLimit(c: Context<AppEnv>): Promise<void> {
   const { store, log, clock, config } = c.var.deps;
   const bucket = rateLimitBucket(clientIpOf(c));
-  const verdict = await hitRateLimit(store, log, bucket, config.RATE_LIMIT_PER_MINUTE);
-  if (!verdict) {
-    c.var.logFields.rateLimit = "failed-open";
-    return;
-  }
+  const { verdict, source } = await hitRateLimit({
+    store,
+    log,
+    bucket,
+    limit: config.RATE_LIMIT_PER_MINUTE,
+    now: clock.now(),
+  });
+  if (source === "memory") c.var.logFields.rateLimit = "in-memory";
   const now = clock.now();
   if (!verdict.allowed) {
     METRICS.rateLimited.inc();

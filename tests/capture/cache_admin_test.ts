@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createCaptureApp } from "../helpers/capture_app.ts";
 import { assertEnvelope } from "../helpers/envelope.ts";
 
-const TOKEN = "s3cret-admin-token";
+const TOKEN = "s3cret-admin-token-of-32-characters";
 const ADMIN = { env: { CACHE_ADMIN_TOKEN: TOKEN } };
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
@@ -116,6 +116,42 @@ Deno.test("the cache endpoint is absent from /openapi.json and /llms*.txt", asyn
       assert.equal(text.includes("/api/cache"), false, path);
       assert.equal(text.includes("CACHE_ADMIN_TOKEN"), false, path);
     }
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("failed admin attempts are throttled per IP: 10 a minute, then 429 even with the token", async () => {
+  const t = await createCaptureApp({ env: { CACHE_ADMIN_TOKEN: TOKEN, TRUST_PROXY_HOPS: "1" } });
+  const from = (ip: string, headers: Record<string, string> = {}) => ({
+    ...headers,
+    "X-Forwarded-For": ip,
+  });
+  try {
+    for (let i = 0; i < 10; i++) {
+      await assertEnvelope(
+        t.app,
+        await purge(t.app, "?all=true", from("192.0.2.7")),
+        401,
+        "unauthorized",
+      );
+    }
+    for (const headers of [from("192.0.2.7"), from("192.0.2.7", bearer(TOKEN))]) {
+      const res = await purge(t.app, "?all=true", headers);
+      const body = await assertEnvelope(t.app, res, 429, "rate_limited");
+      const retryAfter = Number(res.headers.get("retry-after"));
+      assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+      assert.equal(body.retryAfter, retryAfter);
+    }
+    // Another address is not affected, and a right token there works.
+    const other = await purge(t.app, "?all=true", from("192.0.2.8", bearer(TOKEN)));
+    assert.equal(other.status, 200);
+    await other.body?.cancel();
+    const refused = t.log.lines.filter((l) =>
+      l.msg === "operator token refused" && l.realm === "cache-admin"
+    );
+    assert.equal(refused.length, 10);
+    assert.equal(JSON.stringify(t.log.lines).includes(TOKEN), false, "the token is never logged");
   } finally {
     await t.close();
   }

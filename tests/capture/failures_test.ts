@@ -120,7 +120,7 @@ Deno.test("without a browser the backend is down and captures answer 503 with an
   });
   try {
     assert.deepEqual(capturer.status(), [
-      { name: "chromium-local", state: "down", detail: "not started" },
+      { name: "chromium-local", state: "down", detail: "not started", sandbox: null },
     ]);
     await capturer.start();
     const error = await captureError(capturer.capture(job("https://example.com/")));

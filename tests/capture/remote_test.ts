@@ -181,20 +181,30 @@ Deno.test("on a remote browser no request reaches a private address: checks and 
       const error = await captureError(capturer.capture(job(`http://evil.test:${secret.port}/`)));
       assert.equal(error.status, 400);
       assert.equal(error.code, "invalid_url");
-      assert.equal(error.message, "The URL resolves to a private address.");
-      assert.match(error.hint, /evil\.test resolves to a loopback address/);
+      assert.equal(error.message, "The URL's host is not publicly reachable.");
+      assert.doesNotMatch(error.hint, /evil\.test|loopback/, "no reason for the caller");
+      assert.deepEqual(error.logDetail, {
+        refusal: {
+          host: "evil.test",
+          port: secret.port,
+          kind: "forbidden_address",
+          detail: "loopback",
+        },
+      });
       assert.equal(capturer.status()[0].state, "down", "never connected for a refused URL");
     });
     await t.step("a name that does not resolve: 400 invalid_url", async () => {
       const error = await captureError(capturer.capture(job("https://gone.test/")));
       assert.equal(error.status, 400);
-      assert.equal(error.message, "The URL's host name does not resolve.");
+      // Does not resolve and resolves to loopback look the same: no DNS oracle.
+      assert.equal(error.message, "The URL's host is not publicly reachable.");
+      assert.equal((error.logDetail.refusal as { kind: string }).kind, "unresolvable");
     });
     await t.step("a redirect hop to a private name is aborted: 400 invalid_url", async () => {
       const error = await captureError(capturer.capture(job(`${site}/redirect`)));
       assert.equal(error.status, 400);
       assert.equal(error.code, "invalid_url");
-      assert.match(error.hint, /evil\.test resolves to a loopback address/);
+      assert.equal(error.message, "The URL's host is not publicly reachable.");
     });
     await t.step(
       "subresources, frames, fetch, beacons, workers, WebSockets are blocked",

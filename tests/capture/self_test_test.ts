@@ -65,7 +65,8 @@ Deno.test("the backend is ready only after the self-test passes", async () => {
   const capturer = createChromiumCapturer({ timeoutMs: 10_000, allowPrivateNetwork: false, log });
   try {
     await capturer.start();
-    assert.deepEqual(capturer.status(), [{ name: "chromium-local", state: "ready" }]);
+    const [backend] = capturer.status();
+    assert.equal(backend.state, "ready");
     const passed = log.lines.findIndex((line) => line.msg === "boundary self-test passed");
     assert.ok(passed >= 0, "the self-test ran before the backend was ready");
   } finally {
@@ -98,6 +99,9 @@ Deno.test("a failed self-test keeps the backend down and captures answer 503", a
       body: JSON.stringify({ url: "http://127.0.0.1:9/" }),
     });
     await assertEnvelope(t.app, res, 503, "upstream_unavailable");
+    const health = await (await t.app.request("/healthz")).json();
+    assert.equal(health.capture[0].state, "down");
+    assert.match(health.capture[0].reason, /^boundary self-test failed: the canary page/);
   } finally {
     await t.close();
     await capture.close();

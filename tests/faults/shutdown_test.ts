@@ -101,7 +101,7 @@ Deno.test("SIGTERM drains in-flight captures and exports, refuses new connection
   const svc = await startService(ENV);
   try {
     await eventually(async () => await captureState(svc) === "ready", "Chromium launched");
-    const owner = { mark: svc.mark, ownerPid: svc.pid };
+    const owner = { ownerPid: svc.pid };
     assert.ok(chromiumProcesses(owner).length > 0, "the service's Chromium is found");
 
     const resume = Promise.withResolvers<void>();
@@ -169,7 +169,7 @@ Deno.test("SIGTERM right after start-up (Chromium possibly still launching) leav
     assert.equal(status.code, 0);
     assert.ok(svc.lines.some((l) => l.msg === "stopped"));
     assert.equal(await refusesConnections(svc.port), true);
-    await assertNoChromiumLeft({ mark: svc.mark, ownerPid: svc.pid });
+    await assertNoChromiumLeft({ ownerPid: svc.pid });
   } finally {
     await svc.stop();
   }
@@ -198,7 +198,7 @@ Deno.test("a second signal during the drain neither cuts the drain short nor exi
     assert.equal(res.status, 200, await res.clone().text());
     assert.equal((await svc.status).code, 0);
     assert.equal(svc.lines.filter((l) => l.msg === "shutting down").length, 1);
-    await assertNoChromiumLeft({ mark: svc.mark, ownerPid: svc.pid });
+    await assertNoChromiumLeft({ ownerPid: svc.pid });
   } finally {
     await svc.stop();
     await pages.close();

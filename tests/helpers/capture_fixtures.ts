@@ -208,3 +208,56 @@ export function decodePng(png: Uint8Array) {
     Array.from(pixels.subarray((y * width + x) * channels, (y * width + x) * channels + 3));
   return { width, height, rgb };
 }
+
+/**
+ * Routes a probe page posts its findings to: `/report` (a JSON body) and `/after-report`, an
+ * image the page includes, which answers once the report is in (5 s at most) plus `lingerMs`:
+ * the page's load, hence the capture, waits for the probe.
+ */
+export function reportRoutes(lingerMs = 0) {
+  let report: Record<string, string> | null = null;
+  const reported = Promise.withResolvers<void>();
+  const routes: Record<string, Route> = {
+    "/report": async (request) => {
+      report = await request.json();
+      reported.resolve();
+      return new Response("ok");
+    },
+    "/after-report": async () => {
+      await Promise.race([reported.promise, new Promise((r) => setTimeout(r, 5_000))]);
+      await new Promise((r) => setTimeout(r, lingerMs));
+      return new Response(null, { status: 204 });
+    },
+  };
+  return { routes, report: () => report };
+}
+
+/**
+ * Page script: tries each WebRTC constructor and a dedicated worker's RTCDataChannel; `then` is
+ * run with what it saw (constructor name to "constructed" or the error's name; `worker` is
+ * "absent" where workers lack RTCDataChannel).
+ */
+export function webrtcProbe(then: string): string {
+  return `const seen = {};
+  for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel",
+    "RTCIceCandidate"]) {
+    try { new globalThis[name]({ iceServers: [] }); seen[name] = "constructed"; }
+    catch (e) { seen[name] = e.name; }
+  }
+  const probeWorker = new Worker(URL.createObjectURL(new Blob([
+    "postMessage(typeof RTCDataChannel === 'undefined' ? 'absent' : (() => {" +
+    " try { new RTCDataChannel(); return 'constructed'; } catch (e) { return e.name; } })())"])));
+  probeWorker.onmessage = (e) => { seen.worker = String(e.data); (${then})(seen); };`;
+}
+
+/**
+ * What webrtcProbe reports under the page lockdown: every constructor throws, in the page and
+ * in its dedicated worker (Chromium exposes RTCDataChannel there).
+ */
+export const WEBRTC_LOCKED_DOWN = {
+  RTCPeerConnection: "SecurityError",
+  webkitRTCPeerConnection: "SecurityError",
+  RTCDataChannel: "SecurityError",
+  RTCIceCandidate: "SecurityError",
+  worker: "SecurityError",
+};

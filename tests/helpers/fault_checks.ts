@@ -4,15 +4,19 @@
  * touching anybody else's browsers (other engineers and tests run Chromium on this machine).
  *
  * Chromium's crash handler double-forks to PID 1, so a parent chain cannot find it. Instead every
- * browser we start is tagged: its environment carries LEAK_MARK_VAR (Chromium and all of its
- * helpers inherit the environment), and its command line names a profile directory that starts
- * with `shotline-chromium-<owner pid>-`.
+ * browser the service starts is tagged: its environment carries BROWSER_OWNER_VAR=<owner pid>
+ * (Chromium and all of its helpers inherit the environment), and its command line names a
+ * profile directory that starts with `shotline-chromium-<owner pid>-`.
  */
 import assert from "node:assert/strict";
 import { PROFILE_PREFIX } from "../../lib/capture/local/browser.ts";
 import { withTimeout } from "../../lib/timeout.ts";
+import { BROWSER_OWNER_VAR } from "../../lib/capture/local/launch.ts";
 
-/** Environment variable whose value tags the Chromium processes a test starts. */
+/**
+ * A variable set in the environment of the service a test starts: it must never reach the
+ * browser (the browser gets an allowlisted environment), which the environ tests check.
+ */
 export const LEAK_MARK_VAR = "SHOTLINE_FAULT_MARK";
 
 /** Settles like `work`, or fails the test with `what` once `ms` have passed (never hangs). */
@@ -39,20 +43,8 @@ export async function eventually(
   }
 }
 
-/**
- * Tags the Chromium processes this test process launches from now on with a fresh mark (puppeteer
- * passes our environment to the browser). Returns the mark.
- */
-export function markOwnChromium(): string {
-  const mark = crypto.randomUUID();
-  Deno.env.set(LEAK_MARK_VAR, mark);
-  return mark;
-}
-
 export interface ChromiumOwner {
-  /** Value of LEAK_MARK_VAR in the browsers' environment. */
-  mark?: string;
-  /** Pid of the process that launched them (their profile directory carries it). */
+  /** Pid of the process that launched them (their profile directory and environment carry it). */
   ownerPid: number;
 }
 
@@ -67,13 +59,13 @@ export interface LiveProcess {
  */
 export function chromiumProcesses(owner: ChromiumOwner): LiveProcess[] {
   const profile = `${PROFILE_PREFIX}${owner.ownerPid}-`;
-  const mark = owner.mark ? `${LEAK_MARK_VAR}=${owner.mark}` : null;
+  const tag = `${BROWSER_OWNER_VAR}=${owner.ownerPid}`;
   const ps = new Deno.Command("ps", { args: ["-e", "-ww", "e", "-o", "pid=,stat=,comm=,args="] });
   const found: LiveProcess[] = [];
   for (const line of new TextDecoder().decode(ps.outputSync().stdout).split("\n")) {
     const [, pid, stat, command, rest] = /^\s*(\d+)\s+(\S+)\s+(\S+)\s*(.*)$/.exec(line) ?? [];
     if (!pid || stat.startsWith("Z") || !/chrom/i.test(command)) continue;
-    if (rest.includes(profile) || (mark && rest.includes(mark))) {
+    if (rest.includes(profile) || new RegExp(`(^|\\s)${tag}(\\s|$)`).test(rest)) {
       found.push({ pid: Number(pid), command });
     }
   }

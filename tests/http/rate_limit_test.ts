@@ -141,7 +141,7 @@ Deno.test("refused requests do not count; cache hits do", async () => {
   }
 });
 
-Deno.test("the limiter fails open, with a warning, when the store throws", async () => {
+Deno.test("when the store throws, the limit holds per instance from memory", async () => {
   const kv = await Deno.openKv(":memory:");
   const healthy = createKvStore(kv, { now: () => Date.now() });
   const store: Store = {
@@ -149,28 +149,37 @@ Deno.test("the limiter fails open, with a warning, when the store throws", async
     hitWindow: () => Promise.reject(new Error("store unreachable")),
   };
   const t = await createCaptureApp({
-    env: { ...BEHIND_PROXY, RATE_LIMIT_PER_MINUTE: "1" },
+    env: { ...BEHIND_PROXY, RATE_LIMIT_PER_MINUTE: "2" },
     deps: { store },
   });
   try {
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 2; i++) {
       const res = await t.shoot(PAGE, from("192.0.2.77"));
       assert.equal(res.status, 200);
-      assert.equal(res.headers.get("x-ratelimit-limit"), null, "no verdict, no headers");
+      assert.equal(res.headers.get("x-ratelimit-limit"), "2", "the memory window's verdict");
+      assert.equal(res.headers.get("x-ratelimit-remaining"), String(1 - i));
       await res.body?.cancel();
     }
-    const warnings = t.log.lines.filter((l) => l.msg === "rate limiter failed open");
-    assert.equal(warnings.length, 3);
+    // Not "allow everything": the third request in the minute is refused.
+    await assertEnvelope(t.app, await t.shoot(PAGE, from("192.0.2.77")), 429, "rate_limited");
+    // Another client has its own window.
+    const other = await t.shoot(PAGE, from("192.0.2.78"));
+    assert.equal(other.status, 200);
+    await other.body?.cancel();
+    const warnings = t.log.lines.filter((l) =>
+      l.msg === "rate limiter store failed; counting in memory"
+    );
+    assert.equal(warnings.length, 4);
     assert.equal(warnings[0].level, "warn");
     const access = t.log.lines.findLast((l) => l.msg === "request");
-    assert.equal(access?.rateLimit, "failed-open");
+    assert.equal(access?.rateLimit, "in-memory");
   } finally {
     await t.close();
     await healthy.close();
   }
 });
 
-Deno.test("a store slower than the limiter's timeout fails open", async () => {
+Deno.test("a store slower than the limiter's timeout is replaced by the memory window", async () => {
   const log = createMemoryLogger();
   const kv = await Deno.openKv(":memory:");
   const store: Store = {
@@ -178,9 +187,16 @@ Deno.test("a store slower than the limiter's timeout fails open", async () => {
     hitWindow: () => new Promise(() => {}), // never answers
   };
   try {
-    const verdict = await hitRateLimit(store, log, "192.0.2.1", 20, 10);
-    assert.equal(verdict, null);
-    assert.equal(log.lines[0].msg, "rate limiter failed open");
+    const check = { store, log, bucket: "192.0.2.1", limit: 1, now: 1_000, timeoutMs: 10 };
+    const first = await hitRateLimit(check);
+    assert.deepEqual(first, {
+      source: "memory",
+      verdict: { allowed: true, limit: 1, remaining: 0, resetAt: 61_000 },
+    });
+    assert.equal((await hitRateLimit({ ...check, now: 2_000 })).verdict.allowed, false);
+    // The window slides: a minute after the first hit there is room again.
+    assert.equal((await hitRateLimit({ ...check, now: 61_001 })).verdict.allowed, true);
+    assert.equal(log.lines[0].msg, "rate limiter store failed; counting in memory");
     assert.match(JSON.stringify(log.lines[0].error), /did not answer within 10 ms/);
   } finally {
     kv.close();

@@ -6,14 +6,16 @@ import type { Browser } from "puppeteer-core";
 import { loadPuppeteer } from "../puppeteer.ts";
 import type { Logger } from "../../log.ts";
 import { METRICS } from "../../telemetry/metrics.ts";
+import {
+  browserEnvironment,
+  findChromium,
+  launchArgs,
+  sandboxPlan,
+  type SandboxProbe,
+  writeProfilePreferences,
+} from "./launch.ts";
 
-/** Where Debian, Ubuntu and Google's packages put the executable, in order of preference. */
-export const CHROME_CANDIDATES = [
-  "/usr/bin/chromium",
-  "/usr/bin/chromium-browser",
-  "/usr/bin/google-chrome",
-  "/usr/bin/google-chrome-stable",
-];
+export { CHROME_CANDIDATES, findChromium } from "./launch.ts";
 
 /** Temporary profiles are named after the owning process, so a leftover can be traced. */
 export const PROFILE_PREFIX = "shotline-chromium-";
@@ -40,34 +42,20 @@ export interface BrowserHostOptions {
    * the backend down with the rejection's message (the boundary self-test).
    */
   verify?(browser: Browser): Promise<void>;
+  /** What the sandbox decision looks at (test seam; this process and /proc by default). */
+  sandboxProbe?: SandboxProbe;
 }
 
 export interface BrowserHost {
   /** The running browser, launching one if needed; throws when none can start. */
   get(): Promise<Browser>;
   state(): { state: "ready" | "starting" | "down"; detail?: string };
+  /** Whether the running (or last) browser has Chromium's sandbox; null before a launch. */
+  sandboxed(): boolean | null;
   /** Process id of the running browser (for tests and diagnostics). */
   pid(): number | undefined;
   /** Kills the browser and removes its profile; `get()` fails afterwards. */
   close(): Promise<void>;
-}
-
-/** The executable to launch: CHROME_PATH if it exists, else the first candidate found. */
-export function findChromium(chromePath?: string): { path: string } | { error: string } {
-  if (chromePath) {
-    if (!isFile(chromePath)) {
-      return { error: `CHROME_PATH=${chromePath} does not exist or is not a file` };
-    }
-    // Why: spawning a file without execute permission fails with an EACCES 'error' event that
-    // puppeteer (pipe mode) does not listen for, and that uncaught error ends the whole service.
-    return isExecutable(chromePath)
-      ? { path: chromePath }
-      : { error: `CHROME_PATH=${chromePath} is not executable` };
-  }
-  const found = CHROME_CANDIDATES.find((path) => isFile(path) && isExecutable(path));
-  return found
-    ? { path: found }
-    : { error: `no Chromium found at ${CHROME_CANDIDATES.join(", ")}` };
 }
 
 /** A host that launches lazily on `get()` and relaunches in the background after a crash. */
@@ -77,6 +65,15 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
   let launching: Promise<Browser> | null = null;
   let lastFailure: { at: number; error: Error } | null = null;
   let closed = false;
+  // Decided at the first launch: the sandbox is tried where it can work, and dropped (with one
+  // warning) where it does not start, so every later launch goes straight to what works.
+  let sandboxed: boolean | null = null;
+  const withoutSandbox = (reason: string) => {
+    sandboxed = false;
+    log.warn("Chromium runs WITHOUT its sandbox: a renderer exploit would reach this process", {
+      reason,
+    });
+  };
   // Profile removals under way, awaited by close() so nothing is left behind.
   const cleanups = new Set<Promise<void>>();
   const cleanUpAfter = (browser: Browser, profile: string) => {
@@ -96,10 +93,9 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
     }
     const profile = await Deno.makeTempDir({ prefix: `${PROFILE_PREFIX}${Deno.pid}-` });
     const started = performance.now();
-    let browser: Browser;
-    try {
-      const puppeteer = await loadPuppeteer();
-      browser = await puppeteer.launch({
+    const puppeteer = await loadPuppeteer();
+    const launch = (sandbox: boolean) =>
+      puppeteer.launch({
         executablePath: executable.path,
         userDataDir: profile,
         // A pipe, not a WebSocket: Chromium then exits with us even if we are SIGKILLed.
@@ -112,8 +108,25 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
         timeout: LAUNCH_TIMEOUT_MS,
         protocolTimeout: PROTOCOL_TIMEOUT_MS,
         defaultViewport: null,
-        args: launchArgs(options.proxyUrl()),
+        args: launchArgs({ proxyUrl: options.proxyUrl(), sandbox }),
+        env: browserEnvironment(environment(), Deno.pid),
       });
+    let browser: Browser;
+    try {
+      await writeProfilePreferences(profile);
+      if (sandboxed === null) {
+        const plan = sandboxPlan(options.sandboxProbe);
+        if (plan.sandbox) sandboxed = true;
+        else withoutSandbox(plan.reason);
+      }
+      try {
+        browser = await launch(sandboxed === true);
+      } catch (error) {
+        if (sandboxed !== true) throw error;
+        // Typically "No usable sandbox!": user namespaces are blocked (a default seccomp profile).
+        withoutSandbox(`the sandbox did not start: ${asError(error).message.slice(0, 200)}`);
+        browser = await launch(false);
+      }
     } catch (error) {
       await removeProfile(profile, log);
       throw error;
@@ -123,6 +136,7 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
     log.info("browser launched", {
       executable: executable.path,
       pid,
+      sandbox: sandboxed,
       ms: Math.round(performance.now() - started),
     });
     browser.once("disconnected", () => {
@@ -184,6 +198,7 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
       if (launching) return { state: "starting" };
       return { state: "down", detail: lastFailure?.error.message ?? "not started" };
     },
+    sandboxed: () => sandboxed,
     pid: () => current?.process()?.pid,
     async close() {
       closed = true;
@@ -204,24 +219,6 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
       await Promise.all([...cleanups]);
     },
   };
-}
-
-/** Puppeteer's defaults plus ours; `--proxy-bypass-list=<-loopback>` stops the loopback exemption. */
-function launchArgs(proxyUrl: string): string[] {
-  return [
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    // Containers run us as root, where Chromium's sandbox cannot start.
-    "--no-sandbox",
-    // Every request, loopback included, goes through the egress proxy (the network boundary).
-    `--proxy-server=${proxyUrl}`,
-    "--proxy-bypass-list=<-loopback>",
-    // UDP cannot go through an HTTP proxy: no WebRTC to arbitrary addresses, no QUIC.
-    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
-    "--disable-quic",
-  ];
 }
 
 /** Resolves once the browser process is gone (at once if it already is). */
@@ -247,24 +244,15 @@ async function removeProfile(dir: string, log: Logger): Promise<void> {
   }
 }
 
-/** Any execute bit (a finer check would need access(2)); no mode bits (Windows) counts as yes. */
-function isExecutable(path: string): boolean {
-  try {
-    const { mode } = Deno.statSync(path);
-    return mode === null || (mode & 0o111) !== 0;
-  } catch {
-    return false;
-  }
-}
-
-function isFile(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
-  }
-}
-
 function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
+}
+
+/** Our environment, or nothing where we may not read it (the browser then gets only the tag). */
+function environment(): Record<string, string> {
+  try {
+    return Deno.env.toObject();
+  } catch {
+    return {};
+  }
 }

@@ -12,6 +12,9 @@ import { createEgressProxy, type EgressSession } from "../network/egress_proxy.t
 import { type ContextOpener, createPagePool, type PagePool } from "./page_pool.ts";
 import { runBoundarySelfTest, warnIfUntested } from "./self_test.ts";
 import { render } from "../render.ts";
+import { redactUrls } from "../log_target.ts";
+import { closeOpenedTargets } from "../page_lockdown.ts";
+import type { Cidr } from "../network/cidr.ts";
 import type { CaptureBackendStatus, CaptureJob, Capturer, CaptureResult } from "../types.ts";
 import { traced } from "../../telemetry/trace.ts";
 
@@ -38,6 +41,10 @@ export interface ChromiumCapturerOptions {
   dial?: Dialer;
   /** Test seam: how capture contexts are opened (a browser that drops their proxy, say). */
   openContext?: ContextOpener;
+  /** EGRESS_DENY_CIDRS. */
+  denyCidrs?: readonly Cidr[];
+  /** CAPTURE_BYTE_BUDGET: bytes one capture may download before its page is cut off. */
+  byteBudget?: number;
 }
 
 /** The Capturer plus the lifecycle hooks main.ts and the tests use. */
@@ -51,12 +58,17 @@ export interface ChromiumCapturer extends Capturer {
 /** Builds the backend without launching anything; the browser starts on `start()` or first use. */
 export function createChromiumCapturer(options: ChromiumCapturerOptions): ChromiumCapturer {
   const { log, timeoutMs } = options;
-  const proxy = createEgressProxy({
-    resolver: options.resolver ?? resolveWithDns,
-    allowPrivateNetwork: options.allowPrivateNetwork,
-    dial: options.dial,
-    connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, timeoutMs),
-  }, log);
+  const proxy = createEgressProxy(
+    {
+      resolver: options.resolver ?? resolveWithDns,
+      allowPrivateNetwork: options.allowPrivateNetwork,
+      dial: options.dial,
+      denyCidrs: options.denyCidrs,
+      connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, timeoutMs),
+    },
+    log,
+    { byteBudget: options.byteBudget },
+  );
   // Browser-wide traffic (outside our contexts) goes through the same checks.
   let browserSession: EgressSession | null = null;
   const pools = new Map<Browser, Promise<PagePool>>();
@@ -86,7 +98,12 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
     let pool = pools.get(browser);
     if (!pool) {
       const size = options.poolSize ?? DEFAULT_POOL_SIZE;
-      pool = createPagePool({ browser, proxy, size, log, openContext: options.openContext });
+      // Every context of this browser is a capture's: popups go through the proxy like the
+      // page, but are closed at once so nothing renders or runs outside the captured page.
+      pool = closeOpenedTargets(browser, () => true, log).then((unwatch) => {
+        browser.once("disconnected", unwatch);
+        return createPagePool({ browser, proxy, size, log, openContext: options.openContext });
+      });
       pools.set(browser, pool);
     }
     return pool;
@@ -102,7 +119,7 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
     },
     browserPid: () => host.pid(),
     status(): CaptureBackendStatus[] {
-      return [{ name: CHROMIUM_LOCAL, ...host.state() }];
+      return [{ name: CHROMIUM_LOCAL, ...host.state(), sandbox: host.sandboxed() }];
     },
     async capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult> {
       signal?.throwIfAborted();
@@ -137,7 +154,8 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
         log.info("capture failed", {
           status: failure.status,
           code: failure.code,
-          reason: error instanceof Error ? error.message : String(error),
+          reason: redactUrls(error instanceof Error ? error.message : String(error)),
+          ...failure.logDetail,
         });
         throw failure;
       }

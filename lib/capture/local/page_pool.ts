@@ -8,6 +8,7 @@ import type { Browser, BrowserContext, Page } from "puppeteer-core";
 import type { Logger } from "../../log.ts";
 import type { EgressProxy, EgressSession } from "../network/egress_proxy.ts";
 import { type ColorScheme, type DeviceType, VIEWPORTS } from "../types.ts";
+import { lockDownPage } from "../page_lockdown.ts";
 
 /** A prepared context: its own proxy session, so refusals are attributed to this capture. */
 export interface Slot {
@@ -142,6 +143,8 @@ export async function openCaptureContext(
     const page = await context.newPage();
     // An alert() would block the page (and the screenshot) until someone answers it.
     page.on("dialog", (dialog) => void dialog.dismiss().catch(() => {}));
+    // WebRTC a second time (the profile's preferences are the first), and no new windows.
+    await lockDownPage(page);
     return { context, page };
   } catch (error) {
     await context.close().catch(() => {});

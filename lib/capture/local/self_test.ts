@@ -15,10 +15,16 @@ import { createEgressProxy, type EgressSession } from "../network/egress_proxy.t
 import { render } from "../render.ts";
 import { type ContextOpener, openCaptureContext } from "./page_pool.ts";
 
-/** Raised when the browser fails the self-test; its message is safe for logs and /healthz. */
+/** How every self-test failure message starts. */
+export const SELF_TEST_FAILED = "boundary self-test failed: ";
+
+/**
+ * Raised when the browser fails the self-test. Its message is our own fixed text (no address,
+ * no browser output), so it is safe for logs and for the public /healthz.
+ */
 export class BoundarySelfTestError extends Error {
   constructor(reason: string) {
-    super(`boundary self-test failed: ${reason}`);
+    super(`${SELF_TEST_FAILED}${reason}`);
     this.name = "BoundarySelfTestError";
   }
 }
@@ -69,18 +75,22 @@ export async function runBoundarySelfTest(options: SelfTestOptions): Promise<voi
   const openContext = options.openContext ?? openCaptureContext;
   const started = performance.now();
   const canary = startCanary();
-  const proxy = createEgressProxy({
-    resolver: (host) => Promise.resolve(canaryResolve(canary, host)),
-    // Strict whatever ALLOW_PRIVATE_NETWORK says: what is tested is the browser, not the policy.
-    allowPrivateNetwork: false,
-    dial: (address, port) => {
-      if (address !== CANARY_ADDRESS || port !== canary.port) {
-        return Promise.reject(new Error("the self-test dials only its canary"));
-      }
-      return Deno.connect({ hostname: "127.0.0.1", port: canary.port });
+  const proxy = createEgressProxy(
+    {
+      resolver: (host) => Promise.resolve(canaryResolve(canary, host)),
+      // Strict whatever ALLOW_PRIVATE_NETWORK says: what is tested is the browser, not the policy.
+      allowPrivateNetwork: false,
+      dial: (address, port) => {
+        if (address !== CANARY_ADDRESS || port !== canary.port) {
+          return Promise.reject(new Error("the self-test dials only its canary"));
+        }
+        return Deno.connect({ hostname: "127.0.0.1", port: canary.port });
+      },
+      connectTimeoutMs: STEP_TIMEOUT_MS,
     },
-    connectTimeoutMs: STEP_TIMEOUT_MS,
-  }, log);
+    log,
+    { counted: false },
+  );
   const session = proxy.openSession();
   let closeContext = () => Promise.resolve();
   try {
@@ -235,7 +245,9 @@ function startCanary(): Canary {
   return { ...canary, port: server.addr.port, close: () => server.shutdown() };
 }
 
+/** Chromium's net error code, the only part of a browser error the reason may repeat. */
 function shortError(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return /net::ERR_[A-Z0-9_]+/.exec(message)?.[0] ?? message.split("\n")[0].slice(0, 120);
+  return /net::ERR_[A-Z0-9_]+/.exec(message)?.[0] ??
+    (error instanceof Error ? error.name : "error");
 }

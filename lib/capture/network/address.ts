@@ -17,6 +17,8 @@ export type AddressClass =
   | "documentation"
   | "benchmarking"
   | "cloud-metadata"
+  | "cloud-internal"
+  | "operator-denied"
   | "unique-local"
   | "site-local"
   | "nat64-local";
@@ -113,6 +115,12 @@ const V4_RANGES: [string, number, AddressClass][] = [
   ["169.254.170.2", 32, "cloud-metadata"],
   ["100.100.100.200", 32, "cloud-metadata"],
   ["192.0.0.192", 32, "cloud-metadata"],
+  // Public-looking addresses that only answer inside a cloud network, with the instance's
+  // identity: Azure's wire server (DHCP, DNS, health and VM agent channel), and Google's
+  // Private Google Access VIPs (private.googleapis.com, restricted.googleapis.com).
+  ["168.63.129.16", 32, "cloud-internal"],
+  ["199.36.153.4", 30, "cloud-internal"],
+  ["199.36.153.8", 30, "cloud-internal"],
   ["0.0.0.0", 8, "unspecified"],
   ["10.0.0.0", 8, "private"],
   ["100.64.0.0", 10, "cgnat"],
@@ -142,6 +150,9 @@ function ipv4Reason(octets: number[]): AddressClass | null {
 
 const V6_RANGES: [string, number, AddressClass][] = [
   ["fd00:ec2::254", 128, "cloud-metadata"],
+  // AWS's Route 53 resolver and time service on the Nitro IPv6 link (inside fc00::/7 anyway).
+  ["fd00:ec2::253", 128, "cloud-internal"],
+  ["fd00:ec2::123", 128, "cloud-internal"],
   ["64:ff9b:1::", 48, "nat64-local"],
   ["100::", 64, "reserved"],
   ["2001:2::", 48, "benchmarking"],
@@ -179,7 +190,7 @@ function ipv6Reason(bytes: number[]): AddressClass | null {
  * (::ffff:0:0/96), NAT64 (64:ff9b::/96), 6to4 (2002::/16), and Teredo
  * (2001::/32: the server and the obfuscated client address).
  */
-function embeddedIpv4(b: number[]): number[][] | null {
+export function embeddedIpv4(b: number[]): number[][] | null {
   const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
   const last4 = b.slice(12, 16);
   if (zeros(0, 10) && b[10] === 0xff && b[11] === 0xff) return [last4];
@@ -191,8 +202,13 @@ function embeddedIpv4(b: number[]): number[][] | null {
   return null;
 }
 
-function prefixMatches(bytes: number[], base: number[], bits: number): boolean {
-  for (let i = 0; i < 16 && bits > 0; i++, bits -= 8) {
+/** True when the first `bits` bits of `bytes` and `base` agree (4-byte or 16-byte forms). */
+export function prefixMatches(
+  bytes: readonly number[],
+  base: readonly number[],
+  bits: number,
+): boolean {
+  for (let i = 0; i < base.length && bits > 0; i++, bits -= 8) {
     const mask = bits >= 8 ? 0xff : (0xff << (8 - bits)) & 0xff;
     if ((bytes[i] & mask) !== (base[i] & mask)) return false;
   }

@@ -10,6 +10,7 @@ import {
   unbracket,
 } from "./address.ts";
 import { abortAfter } from "../../timeout.ts";
+import { type Cidr, deniedByCidrs } from "./cidr.ts";
 
 /** Why the proxy did not connect a destination; the capturer turns it into the API error. */
 export interface EgressRefusal {
@@ -26,6 +27,8 @@ export type Dialer = (address: string, port: number, signal: AbortSignal) => Pro
 export interface EgressPolicy {
   resolver: Resolver;
   allowPrivateNetwork: boolean;
+  /** EGRESS_DENY_CIDRS: the operator's own ranges, refused even with ALLOW_PRIVATE_NETWORK. */
+  denyCidrs?: readonly Cidr[];
   /**
    * Test seam: where the connection to a checked address is opened. Production uses
    * `Deno.connect` to the address itself; tests map fake public addresses to loopback servers.
@@ -60,10 +63,15 @@ export async function checkDestination(
     }
     if (addresses.length === 0) return refuse("unresolvable", "no A or AAAA records");
   }
-  if (policy.allowPrivateNetwork) return { ok: true, addresses };
   // Judge them all: an attacker's name may mix a public address with a private one, and which
   // one a client picks must not decide whether the boundary holds.
-  const reasons = addresses.map(forbiddenReason).filter((r): r is AddressClass => r !== null);
+  const judge = (address: string): AddressClass | null =>
+    deniedByCidrs(address, policy.denyCidrs ?? [])
+      ? "operator-denied"
+      : policy.allowPrivateNetwork
+      ? null
+      : forbiddenReason(address);
+  const reasons = addresses.map(judge).filter((r): r is AddressClass => r !== null);
   if (reasons.length > 0) return refuse("forbidden_address", reasons[0]);
   return { ok: true, addresses };
 }

@@ -15,6 +15,8 @@ import {
   closeDelimited,
   encodeHead,
   type Head,
+  parseAbsolute,
+  parseAuthority,
   proxyResponse,
   pump,
   readHead,
@@ -24,15 +26,30 @@ import { METRICS } from "../../telemetry/metrics.ts";
 
 export type { EgressRefusal } from "./egress_policy.ts";
 
-/** Header the proxy puts on its own answers, so they are never taken for the target's. */
+/**
+ * Header the proxy puts on its own answers, so they are never taken for the target's. A page
+ * can read it (and the status) on same-origin requests, so every refusal looks the same: the
+ * reason and the address stay in this process, or a page could map our network with it.
+ */
 export const EGRESS_MARKER_HEADER = "x-shotline-egress";
+const REFUSED = proxyResponse(403, "Forbidden", "refused");
 
 // Chromium sends its request head at once; a connection idle this long is not Chromium's.
 const HEAD_TIMEOUT_MS = 10_000;
 // Request heads carry cookies at most; 64 KiB bounds what one connection can make us buffer.
 const MAX_HEAD_BYTES = 64 * 1024;
 // Chromium opens at most a few dozen proxy connections per page; this bounds file descriptors.
-const MAX_CONNECTIONS_PER_SESSION = 256;
+export const MAX_CONNECTIONS_PER_SESSION = 256;
+
+/** What one session (one capture) may use. */
+export interface EgressLimits {
+  /** Bytes from the targets to the browser; past it every connection of the session is cut. */
+  byteBudget?: number;
+  /** Connections open at once; further ones are closed on arrival. */
+  maxConnections?: number;
+  /** False keeps refusals out of the egress metric (the self-test's refusals are deliberate). */
+  counted?: boolean;
+}
 
 /** One capture's view of the proxy. */
 export interface EgressSession {
@@ -40,6 +57,10 @@ export interface EgressSession {
   readonly url: string;
   /** Destinations refused or unreachable, oldest first. */
   readonly refusals: readonly EgressRefusal[];
+  /** Bytes received from targets so far. */
+  readonly bytesIn: number;
+  /** True once the byte budget ran out (the page was cut off there). */
+  readonly overBudget: boolean;
   /** Stops listening and cuts every connection of this session. */
   close(): void;
 }
@@ -51,12 +72,16 @@ export interface EgressProxy {
   close(): void;
 }
 
-/** Starts nothing until a session is opened; every session enforces `policy`. */
-export function createEgressProxy(policy: EgressPolicy, log: Logger): EgressProxy {
+/** Starts nothing until a session is opened; every session enforces `policy` and `limits`. */
+export function createEgressProxy(
+  policy: EgressPolicy,
+  log: Logger,
+  limits: EgressLimits = {},
+): EgressProxy {
   const sessions = new Set<EgressSession>();
   return {
     openSession() {
-      const session = openSession(policy, log, () => sessions.delete(session));
+      const session = openSession({ policy, log, limits }, () => sessions.delete(session));
       sessions.add(session);
       return session;
     },
@@ -66,42 +91,84 @@ export function createEgressProxy(policy: EgressPolicy, log: Logger): EgressProx
   };
 }
 
-function openSession(policy: EgressPolicy, log: Logger, onClose: () => void): EgressSession {
+interface SessionSetup {
+  policy: EgressPolicy;
+  log: Logger;
+  limits: EgressLimits;
+}
+
+/** The side of a session that `serve` works with. */
+interface SessionHooks {
+  track(conn: Deno.Conn): void;
+  refuse(refusal: EgressRefusal): void;
+  /** Counts bytes from a target; false once the budget is spent (the caller stops). */
+  received(bytes: number): boolean;
+}
+
+function openSession(setup: SessionSetup, onClose: () => void): EgressSession {
+  const { policy, log, limits } = setup;
+  const maxConnections = limits.maxConnections ?? MAX_CONNECTIONS_PER_SESSION;
+  const byteBudget = limits.byteBudget ?? Infinity;
   // Loopback only: nothing off this machine can use the proxy.
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const conns = new Set<Deno.Conn>();
   const refusals: EgressRefusal[] = [];
   let closed = false;
-  const refuse = (refusal: EgressRefusal) => {
-    refusals.push(refusal);
-    METRICS.egressRefusals.inc({ reason: refusal.kind });
-    log.debug("egress refused", { ...refusal });
+  let bytesIn = 0;
+  let overBudget = false;
+  const cutAll = () => {
+    for (const conn of conns) closeQuietly(conn);
+    conns.clear();
   };
-  const track = (conn: Deno.Conn) => {
-    if (closed) return closeQuietly(conn);
-    conns.add(conn);
+  const hooks: SessionHooks = {
+    refuse(refusal) {
+      refusals.push(refusal);
+      if (limits.counted !== false) METRICS.egressRefusals.inc({ reason: refusal.kind });
+      // Only here is the reason recorded: the browser's answer is the same for every refusal.
+      log.debug("egress refused", { ...refusal });
+    },
+    track(conn) {
+      if (closed || overBudget) return closeQuietly(conn);
+      conns.add(conn);
+    },
+    received(bytes) {
+      bytesIn += bytes;
+      if (bytesIn <= byteBudget) return true;
+      if (!overBudget) {
+        overBudget = true;
+        log.warn("capture byte budget exceeded; page cut off", { budget: byteBudget, bytesIn });
+        // Queued so the chunk being written is dropped with the rest, not half-delivered.
+        queueMicrotask(cutAll);
+      }
+      return false;
+    },
   };
   const session: EgressSession = {
     url: `http://127.0.0.1:${listener.addr.port}`,
     refusals,
+    get bytesIn() {
+      return bytesIn;
+    },
+    get overBudget() {
+      return overBudget;
+    },
     close() {
       if (closed) return;
       closed = true;
       closeQuietly(listener);
-      for (const conn of conns) closeQuietly(conn);
-      conns.clear();
+      cutAll();
       onClose();
     },
   };
   (async () => {
     try {
       for await (const conn of listener) {
-        if (conns.size >= MAX_CONNECTIONS_PER_SESSION) {
+        if (conns.size >= maxConnections || overBudget) {
           closeQuietly(conn);
           continue;
         }
-        track(conn);
-        serve(conn, policy, track, refuse).catch((error) =>
+        hooks.track(conn);
+        serve(conn, policy, hooks).catch((error) =>
           log.debug("egress connection failed", { error })
         ).finally(() => {
           closeQuietly(conn);
@@ -115,12 +182,7 @@ function openSession(policy: EgressPolicy, log: Logger, onClose: () => void): Eg
   return session;
 }
 
-async function serve(
-  client: Deno.Conn,
-  policy: EgressPolicy,
-  track: (conn: Deno.Conn) => void,
-  refuse: (refusal: EgressRefusal) => void,
-): Promise<void> {
+async function serve(client: Deno.Conn, policy: EgressPolicy, hooks: SessionHooks) {
   const timer = setTimeout(() => closeQuietly(client), HEAD_TIMEOUT_MS);
   const head = await readHead(client, MAX_HEAD_BYTES).finally(() => clearTimeout(timer));
   if (!head) return;
@@ -136,21 +198,19 @@ async function serve(
     ? await dialChecked(host, port, checked.addresses, policy)
     : { ok: false as const, refusal: checked.refusal };
   if (!dialed.ok) {
-    refuse(dialed.refusal);
-    const forbidden = dialed.refusal.kind !== "connect_failed";
-    const status = forbidden ? [403, "Forbidden"] as const : [502, "Bad Gateway"] as const;
-    await writeAll(client, proxyResponse(status[0], status[1], dialed.refusal.kind));
+    hooks.refuse(dialed.refusal);
+    await writeAll(client, REFUSED);
     return;
   }
   const upstream = dialed.conn;
-  track(upstream);
+  hooks.track(upstream);
   try {
     if (method === "CONNECT") {
       await writeAll(client, encodeHead("HTTP/1.1 200 Connection Established", []));
       await writeAll(upstream, head.rest);
-      await Promise.race([pump(client, upstream), pump(upstream, client)]);
+      await Promise.race([pump(client, upstream), pump(upstream, client, hooks.received)]);
     } else {
-      await forwardHttp(client, upstream, head, method, destination.path);
+      await forwardHttp({ client, upstream, head, method, path: destination.path, hooks });
     }
   } finally {
     closeQuietly(upstream);
@@ -158,13 +218,15 @@ async function serve(
 }
 
 /** Plain http: one request per upstream connection, so every request is resolved and checked. */
-async function forwardHttp(
-  client: Deno.Conn,
-  upstream: Deno.Conn,
-  head: Head,
-  method: string,
-  path: string,
-): Promise<void> {
+async function forwardHttp(exchange: {
+  client: Deno.Conn;
+  upstream: Deno.Conn;
+  head: Head;
+  method: string;
+  path: string;
+  hooks: SessionHooks;
+}): Promise<void> {
+  const { client, upstream, head, method, path, hooks } = exchange;
   const version = head.startLine.split(" ")[2] ?? "HTTP/1.1";
   await writeAll(
     upstream,
@@ -178,32 +240,12 @@ async function forwardHttp(
     await writeAll(client, encodeHead(response.startLine, response.headers));
     response = await readHead(upstream, MAX_HEAD_BYTES, response.rest);
   }
-  if (!response) return;
+  if (!response || !hooks.received(response.rest.length)) return;
   // "Connection: close" to Chromium too: it must not send a second request down this tunnel,
   // which would reach the first request's host without a check of its own.
   await writeAll(client, encodeHead(response.startLine, closeDelimited(response.headers)));
   await writeAll(client, response.rest);
-  await Promise.race([requestBody, pump(upstream, client)]);
-}
-
-function parseAuthority(
-  target: string | undefined,
-): { host: string; port: number; path: "" } | null {
-  const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:/\[\]@]+):(\d{1,5})$/.exec(target ?? "");
-  if (!match) return null;
-  const port = Number(match[2]);
-  return port >= 1 && port <= 65535 ? { host: match[1].toLowerCase(), port, path: "" } : null;
-}
-
-function parseAbsolute(target: string | undefined) {
-  if (!target?.startsWith("http://")) return null;
-  try {
-    const url = new URL(target);
-    if (url.username || url.password || !url.hostname) return null;
-    return { host: url.hostname, port: Number(url.port || 80), path: url.pathname + url.search };
-  } catch {
-    return null;
-  }
+  await Promise.race([requestBody, pump(upstream, client, hooks.received)]);
 }
 
 function closeQuietly(closable: { close(): void }): void {

@@ -68,17 +68,46 @@ export async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void
   while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));
 }
 
-/** Copies `from` to `to` until `from` ends; errors end the copy quietly. */
-export async function pump(from: Deno.Conn, to: Deno.Conn): Promise<void> {
+/**
+ * Copies `from` to `to` until `from` ends, or until `admit` refuses a chunk (a spent byte
+ * budget); errors end the copy quietly.
+ */
+export async function pump(
+  from: Deno.Conn,
+  to: Deno.Conn,
+  admit: (bytes: number) => boolean = () => true,
+): Promise<void> {
   const buffer = new Uint8Array(64 * 1024);
   try {
     while (true) {
       const n = await from.read(buffer);
-      if (n === null) return;
+      if (n === null || !admit(n)) return;
       await writeAll(to, buffer.subarray(0, n));
     }
   } catch {
     // A reset or a close from the other direction: the tunnel is over either way.
+  }
+}
+
+/** The host and port of a CONNECT target (`host:port`, IPv6 in brackets); null if malformed. */
+export function parseAuthority(
+  target: string | undefined,
+): { host: string; port: number; path: "" } | null {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^\s:/\[\]@]+):(\d{1,5})$/.exec(target ?? "");
+  if (!match) return null;
+  const port = Number(match[2]);
+  return port >= 1 && port <= 65535 ? { host: match[1].toLowerCase(), port, path: "" } : null;
+}
+
+/** Host, port and path of an absolute-form `http://` request target; null if unusable. */
+export function parseAbsolute(target: string | undefined) {
+  if (!target?.startsWith("http://")) return null;
+  try {
+    const url = new URL(target);
+    if (url.username || url.password || !url.hostname) return null;
+    return { host: url.hostname, port: Number(url.port || 80), path: url.pathname + url.search };
+  } catch {
+    return null;
   }
 }
 

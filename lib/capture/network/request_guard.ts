@@ -4,12 +4,13 @@
  * interception, every request of the page (top document, redirect hops, subresources, frames,
  * fetch and XHR, worker fetches, beacons) is judged the same way and aborted when forbidden,
  * before it leaves the remote browser. What this cannot see (WebSockets, WebRTC, the remote
- * browser's own DNS lookup...) is listed in the README section "Remote browsers": the fleet's
+ * browser's own DNS lookup, a popup's first request...) is listed in the README section "Remote browsers": the fleet's
  * network must enforce the same boundary.
  */
 import type { HTTPRequest, Page } from "puppeteer-core";
 import type { Logger } from "../../log.ts";
 import type { Resolver } from "./address.ts";
+import type { Cidr } from "./cidr.ts";
 import { refusalError } from "../errors.ts";
 import {
   checkDestination,
@@ -32,31 +33,14 @@ export interface RequestGuardOptions {
   resolver: Resolver;
   /** ALLOW_PRIVATE_NETWORK: nothing to enforce, so no lookups and no interception. */
   allowPrivateNetwork: boolean;
+  /** EGRESS_DENY_CIDRS. */
+  denyCidrs?: readonly Cidr[];
   log: Logger;
 }
 
 // These never reach the network: nothing to judge.
 const LOCAL_SCHEMES = new Set(["data:", "blob:", "about:"]);
 const DEFAULT_PORTS: Record<string, number> = { "http:": 80, "https:": 443 };
-
-/**
- * Runs in every document before its own scripts: interception never sees WebSocket, WebTransport
- * or WebRTC traffic, so pages lose those constructors, and service workers (whose own fetches
- * are not intercepted) cannot be registered. Defence in depth only: a dedicated worker still has
- * WebSocket; the fleet's egress firewall is what stops it.
- */
-const NO_UNINTERCEPTED_CHANNELS = `(() => {
-  const refuse = function () {
-    throw new DOMException("Blocked by the capture service's network policy", "SecurityError");
-  };
-  for (const name of ["WebSocket", "WebTransport", "RTCPeerConnection", "webkitRTCPeerConnection"]) {
-    if (name in globalThis) Object.defineProperty(globalThis, name, { value: refuse });
-  }
-  if (globalThis.ServiceWorkerContainer) {
-    ServiceWorkerContainer.prototype.register = () =>
-      Promise.reject(new DOMException("Service workers are disabled", "SecurityError"));
-  }
-})();`;
 
 /** A guard for one capture: lookups are shared by the page's requests to the same host. */
 export function createRequestGuard(options: RequestGuardOptions): RequestGuard {
@@ -65,6 +49,7 @@ export function createRequestGuard(options: RequestGuardOptions): RequestGuard {
   const policy: EgressPolicy = {
     resolver: options.resolver,
     allowPrivateNetwork,
+    denyCidrs: options.denyCidrs,
     connectTimeoutMs: 0,
   };
   const refusals: EgressRefusal[] = [];
@@ -125,11 +110,10 @@ export function createRequestGuard(options: RequestGuardOptions): RequestGuard {
     },
     async attach(page) {
       if (allowPrivateNetwork) return;
-      await Promise.all([
-        // A service worker would answer the page's requests out of sight of the interception.
-        page.setBypassServiceWorker(true),
-        page.evaluateOnNewDocument(NO_UNINTERCEPTED_CHANNELS),
-      ]);
+      // A service worker would answer the page's requests out of sight of the interception.
+      // (Interception never sees WebSocket, WebTransport or WebRTC either: the capturer takes
+      // those from the page with lockDownPage.)
+      await page.setBypassServiceWorker(true);
       page.on("request", (request) => void decide(request));
       await page.setRequestInterception(true);
     },

@@ -9,11 +9,15 @@ import { withTimeout } from "../../timeout.ts";
 import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import { type Resolver, resolveWithDns } from "../network/address.ts";
+import type { Cidr } from "../network/cidr.ts";
 import { captureFailure } from "../errors.ts";
 import { emulateDevice, userAgentsOf } from "../local/page_pool.ts";
 import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
 import { render } from "../render.ts";
 import { createRequestGuard } from "../network/request_guard.ts";
+import { enforceByteBudget } from "./byte_budget.ts";
+import { closeOpenedTargets, lockDownPage } from "../page_lockdown.ts";
+import { redactUrls } from "../log_target.ts";
 import type {
   CaptureBackendStatus,
   CaptureJob,
@@ -37,6 +41,10 @@ export interface RemoteCapturerOptions {
   allowPrivateNetwork: boolean;
   /** DNS for the checks before and during navigation; `Deno.resolveDns` A + AAAA by default. */
   resolver?: Resolver;
+  /** EGRESS_DENY_CIDRS. */
+  denyCidrs?: readonly Cidr[];
+  /** CAPTURE_BYTE_BUDGET: bytes the capture's page may download before it is cut off. */
+  byteBudget?: number;
   log: Logger;
   /** Reconnection delays (tests shorten them). */
   backoff?: Backoff;
@@ -57,6 +65,16 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
   const userAgents = new WeakMap<Browser, Promise<Record<DeviceType, string>>>();
   const closings = new Set<Promise<unknown>>();
   const disposed = new WeakSet<BrowserContext>();
+  // Our contexts on the (possibly shared) remote browsers: only their popups are ours to close.
+  const ours = new Set<string>();
+  const popupWatch = new WeakMap<Browser, Promise<unknown>>();
+  const watchPopups = (browser: Browser) => {
+    if (!popupWatch.has(browser)) {
+      const isOurs = (id: string | undefined) => id !== undefined && ours.has(id);
+      popupWatch.set(browser, closeOpenedTargets(browser, isOurs, log).catch(() => {}));
+    }
+    return popupWatch.get(browser);
+  };
   let turn = 0;
   let closed = false;
 
@@ -94,6 +112,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
   const dispose = (context: BrowserContext) => {
     if (disposed.has(context)) return;
     disposed.add(context);
+    if (context.id) ours.delete(context.id);
     const closing = withTimeout(context.close(), CONTEXT_CLOSE_TIMEOUT_MS, "context close")
       .catch(() => {})
       .finally(() => closings.delete(closing));
@@ -113,7 +132,12 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
     async capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult> {
       signal?.throwIfAborted();
       if (closed || endpoints.length === 0) throw remoteUnavailable(10);
-      const guard = createRequestGuard({ resolver, allowPrivateNetwork, log });
+      const guard = createRequestGuard({
+        resolver,
+        allowPrivateNetwork,
+        denyCidrs: options.denyCidrs,
+        log,
+      });
       // A refused URL is answered here and never reaches the remote browser.
       await guard.checkTarget(job.url);
       const { browser, endpoint } = await pick();
@@ -123,13 +147,17 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
       const onAbort = () => context && dispose(context);
       signal?.addEventListener("abort", onAbort, { once: true });
       try {
+        await watchPopups(browser);
         context = await traced(
           "capture.context_acquire",
           { backend: CHROMIUM_REMOTE },
           () => browser.createBrowserContext({ downloadBehavior: { policy: "deny" } }),
         );
+        if (context.id) ours.add(context.id);
         signal?.throwIfAborted();
         const page = await context.newPage();
+        // With ALLOW_PRIVATE_NETWORK there is no interception, but WebRTC still goes.
+        await lockDownPage(page, { uninterceptedChannels: !allowPrivateNetwork });
         // An alert() would block the page (and the screenshot) until someone answers it.
         page.on("dialog", (dialog) => void dialog.dismiss().catch(() => {}));
         await traced(
@@ -137,6 +165,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           { deviceType: job.deviceType },
           async () => emulateDevice(page, job.deviceType, job.colorScheme, await agentsOf(browser)),
         );
+        if (options.byteBudget) await enforceByteBudget(page, options.byteBudget, log);
         await guard.attach(page);
         const { png, targetStatus } = await render(page, guard, job.url, timeoutMs);
         return { png, targetStatus, strategy: CHROMIUM_REMOTE };
@@ -153,7 +182,8 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           backend: CHROMIUM_REMOTE,
           status: failure.status,
           code: failure.code,
-          reason: error instanceof Error ? error.message : String(error),
+          reason: redactUrls(error instanceof Error ? error.message : String(error)),
+          ...(error instanceof ApiError ? error.logDetail : {}),
         });
         throw failure;
       } finally {
