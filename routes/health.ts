@@ -7,6 +7,8 @@ export function createHealthRouter() {
     c.header("Cache-Control", "no-store");
     const encoder = c.var.deps.exporter.encoder; // "sharp" or "wasm" (POST /api/export)
     const capture = c.var.deps.capture.status(); // capture backends and their state
-    return c.json({ status: "ok", store: store.kind, encoder, capture }, 200);
+    // "advisory": remote captures rely on the fleet's own firewall (README, Remote browsers).
+    const boundary = c.var.deps.capture.boundary?.() ?? "enforced";
+    return c.json({ status: "ok", store: store.kind, encoder, capture, boundary }, 200);
   });
 }

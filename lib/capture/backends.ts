@@ -8,9 +8,10 @@
 import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import type { Resolver } from "./network/address.ts";
+import { type Resolver, resolveWithDns } from "./network/address.ts";
 import { findChromium } from "./local/browser.ts";
 import { createChromiumCapturer } from "./local/capturer.ts";
+import { createFleetProxy } from "./network/fleet_proxy.ts";
 import { createRemoteCapturer } from "./remote/capturer.ts";
 import type { Backoff } from "./remote/endpoint.ts";
 import type { CaptureJob, Capturer, CaptureResult } from "./types.ts";
@@ -24,7 +25,12 @@ export interface StartableCapturer extends Capturer {
 export interface CaptureBackendsOptions {
   config: Pick<
     Config,
-    "CHROME_PATH" | "BROWSER_WS_ENDPOINT" | "CAPTURE_TIMEOUT_MS" | "ALLOW_PRIVATE_NETWORK"
+    | "CHROME_PATH"
+    | "BROWSER_WS_ENDPOINT"
+    | "CAPTURE_TIMEOUT_MS"
+    | "ALLOW_PRIVATE_NETWORK"
+    | "EGRESS_PROXY_LISTEN"
+    | "EGRESS_PROXY_URL"
   >;
   log: Logger;
   /** DNS for both network boundaries; `Deno.resolveDns` by default. */
@@ -35,7 +41,13 @@ export interface CaptureBackendsOptions {
   localChromiumFound?: () => boolean;
 }
 
-/** The backends the configuration asks for; nothing is launched or connected yet. */
+// The fleet proxy's TCP connect budget, as the local proxy's: below the default capture timeout.
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * The backends the configuration asks for; nothing is launched or connected yet, except the
+ * egress proxy's listener for remote browsers (EGRESS_PROXY_LISTEN), whose bind failure throws.
+ */
 export function createCaptureBackends(options: CaptureBackendsOptions): StartableCapturer {
   const { config, log, resolver } = options;
   const endpoints = config.BROWSER_WS_ENDPOINT ?? [];
@@ -53,7 +65,22 @@ export function createCaptureBackends(options: CaptureBackendsOptions): Startabl
     backends.push(createChromiumCapturer({ ...common, chromePath: config.CHROME_PATH }));
   }
   if (endpoints.length > 0) {
-    backends.push(createRemoteCapturer({ ...common, endpoints, backoff: options.backoff }));
+    const { EGRESS_PROXY_LISTEN: listen, EGRESS_PROXY_URL: url } = config;
+    const fleetProxy = listen && url
+      ? createFleetProxy({
+        listen,
+        url,
+        policy: {
+          resolver: resolver ?? resolveWithDns,
+          allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK,
+          connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, config.CAPTURE_TIMEOUT_MS),
+        },
+        log,
+      })
+      : undefined;
+    backends.push(
+      createRemoteCapturer({ ...common, endpoints, backoff: options.backoff, fleetProxy }),
+    );
   }
   return chainCapturers(backends, log);
 }
@@ -66,6 +93,9 @@ export function chainCapturers(backends: StartableCapturer[], log: Logger): Star
       await Promise.all(backends.map((backend) => backend.start()));
     },
     status: () => backends.flatMap((backend) => backend.status()),
+    // One advisory backend is enough for a capture to escape, so the weakest one is reported.
+    boundary: () =>
+      backends.some((backend) => backend.boundary?.() === "advisory") ? "advisory" : "enforced",
     async capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult> {
       const unavailable: ApiError[] = [];
       for (const backend of backends) {

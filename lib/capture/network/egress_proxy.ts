@@ -68,6 +68,43 @@ export function createEgressProxy(policy: EgressPolicy, log: Logger): EgressProx
 function openSession(policy: EgressPolicy, log: Logger, onClose: () => void): EgressSession {
   // Loopback only: nothing off this machine can use the proxy.
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const scope = createConnectionScope(policy, log, () => {
+    closeQuietly(listener);
+    onClose();
+  });
+  (async () => {
+    try {
+      for await (const conn of listener) scope.admit(conn);
+    } catch (error) {
+      if (!scope.closed) log.warn("egress listener stopped", { error });
+    }
+  })();
+  return {
+    url: `http://127.0.0.1:${listener.addr.port}`,
+    refusals: scope.refusals,
+    close: () => scope.close(),
+  };
+}
+
+/**
+ * One capture's share of the proxy, whatever listener its connections arrive on: the policy
+ * they are served under, the refusals recorded for it, and every connection cut when it closes.
+ */
+export interface ConnectionScope {
+  readonly refusals: readonly EgressRefusal[];
+  readonly closed: boolean;
+  /** Serves one client connection; `head` when the caller has already read it. */
+  admit(conn: Deno.Conn, head?: Head): void;
+  /** Cuts every connection of the scope; later ones are closed on arrival. */
+  close(): void;
+}
+
+/** A scope that enforces `policy`; `onClose` runs once, on the first close(). */
+export function createConnectionScope(
+  policy: EgressPolicy,
+  log: Logger,
+  onClose: () => void = () => {},
+): ConnectionScope {
   const conns = new Set<Deno.Conn>();
   const refusals: EgressRefusal[] = [];
   let closed = false;
@@ -79,48 +116,54 @@ function openSession(policy: EgressPolicy, log: Logger, onClose: () => void): Eg
     if (closed) return closeQuietly(conn);
     conns.add(conn);
   };
-  const session: EgressSession = {
-    url: `http://127.0.0.1:${listener.addr.port}`,
+  return {
     refusals,
+    get closed() {
+      return closed;
+    },
+    admit(conn, head) {
+      if (closed || conns.size >= MAX_CONNECTIONS_PER_SESSION) return closeQuietly(conn);
+      track(conn);
+      serve(conn, { policy, track, refuse, head }).catch((error) =>
+        log.debug("egress connection failed", { error })
+      ).finally(() => {
+        closeQuietly(conn);
+        conns.delete(conn);
+      });
+    },
     close() {
       if (closed) return;
       closed = true;
-      closeQuietly(listener);
       for (const conn of conns) closeQuietly(conn);
       conns.clear();
       onClose();
     },
   };
-  (async () => {
-    try {
-      for await (const conn of listener) {
-        if (conns.size >= MAX_CONNECTIONS_PER_SESSION) {
-          closeQuietly(conn);
-          continue;
-        }
-        track(conn);
-        serve(conn, policy, track, refuse).catch((error) =>
-          log.debug("egress connection failed", { error })
-        ).finally(() => {
-          closeQuietly(conn);
-          conns.delete(conn);
-        });
-      }
-    } catch (error) {
-      if (!closed) log.warn("egress listener stopped", { error });
-    }
-  })();
-  return session;
+}
+
+/** Reads a request head within the time and size bounds Chromium always keeps; null otherwise. */
+export async function readRequestHead(client: Deno.Conn): Promise<Head | null> {
+  const timer = setTimeout(() => closeQuietly(client), HEAD_TIMEOUT_MS);
+  try {
+    return await readHead(client, MAX_HEAD_BYTES);
+  } catch {
+    return null; // Closed by the timer, or reset by the peer.
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function serve(
   client: Deno.Conn,
-  policy: EgressPolicy,
-  track: (conn: Deno.Conn) => void,
-  refuse: (refusal: EgressRefusal) => void,
+  options: {
+    policy: EgressPolicy;
+    track: (conn: Deno.Conn) => void;
+    refuse: (refusal: EgressRefusal) => void;
+    head?: Head;
+  },
 ): Promise<void> {
-  const timer = setTimeout(() => closeQuietly(client), HEAD_TIMEOUT_MS);
-  const head = await readHead(client, MAX_HEAD_BYTES).finally(() => clearTimeout(timer));
+  const { policy, track, refuse } = options;
+  const head = options.head ?? await readRequestHead(client);
   if (!head) return;
   const [method, target] = head.startLine.split(" ");
   const destination = method === "CONNECT" ? parseAuthority(target) : parseAbsolute(target);
@@ -204,7 +247,8 @@ function parseAbsolute(target: string | undefined) {
   }
 }
 
-function closeQuietly(closable: { close(): void }): void {
+/** Closes a listener or connection that may already be closed. */
+export function closeQuietly(closable: { close(): void }): void {
   try {
     closable.close();
   } catch {

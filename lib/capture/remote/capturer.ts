@@ -1,8 +1,8 @@
 /**
  * The "chromium-remote" capture backend: browsers of BROWSER_WS_ENDPOINT reached over CDP.
  * Captures are spread round robin over the connected endpoints; each runs in its own browser
- * context, closed afterwards; the request guard stands in for the egress proxy, which a remote
- * browser cannot use.
+ * context, closed afterwards. With EGRESS_PROXY_URL every context leaves through our egress
+ * proxy with its own credentials; without it the request guard stands in (advisory only).
  */
 import type { Browser, BrowserContext } from "puppeteer-core";
 import { withTimeout } from "../../timeout.ts";
@@ -14,6 +14,8 @@ import { emulateDevice, userAgentsOf } from "../local/page_pool.ts";
 import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
 import { render } from "../render.ts";
 import { createRequestGuard } from "../network/request_guard.ts";
+import type { FleetProxy, FleetSession } from "../network/fleet_proxy.ts";
+import { guardProxiedPage } from "./context_guard.ts";
 import type {
   CaptureBackendStatus,
   CaptureJob,
@@ -39,6 +41,8 @@ export interface RemoteCapturerOptions {
   log: Logger;
   /** Reconnection delays (tests shorten them). */
   backoff?: Backoff;
+  /** The egress proxy's listener for remote browsers (EGRESS_PROXY_URL); owned from here on. */
+  fleetProxy?: FleetProxy;
 }
 
 /** The Capturer plus `start()`, which connects every endpoint (failures only logged). */
@@ -48,7 +52,7 @@ export interface RemoteCapturer extends Capturer {
 
 /** Builds the backend without connecting; endpoints connect on `start()` or first use. */
 export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapturer {
-  const { log, timeoutMs, allowPrivateNetwork } = options;
+  const { log, timeoutMs, allowPrivateNetwork, fleetProxy } = options;
   const resolver = options.resolver ?? resolveWithDns;
   const endpoints = options.endpoints.map((url) =>
     createRemoteEndpoint(url, { log, backoff: options.backoff })
@@ -103,33 +107,48 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
     async start() {
       if (allowPrivateNetwork) {
         log.warn("ALLOW_PRIVATE_NETWORK is on: remote captures may reach private networks");
+      } else if (!fleetProxy) {
+        log.warn(
+          "remote captures have an advisory network boundary: without EGRESS_PROXY_URL the " +
+            "fleet's own network must keep pages from private addresses (README, Remote browsers)",
+        );
       }
       await Promise.all(endpoints.map((e) => e.connect().catch(() => {})));
     },
     status(): CaptureBackendStatus[] {
       return endpoints.map((e) => ({ name: CHROMIUM_REMOTE, ...e.status() }));
     },
+    boundary: () => fleetProxy ? "enforced" : "advisory",
     async capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult> {
       signal?.throwIfAborted();
       if (closed || endpoints.length === 0) throw remoteUnavailable(10);
       const guard = createRequestGuard({ resolver, allowPrivateNetwork, log });
-      // A refused URL is answered here and never reaches the remote browser.
-      await guard.checkTarget(job.url);
+      // Without the proxy a refused URL is answered here and never reaches the remote browser;
+      // with it, the proxy refuses it like any other destination (as on the local backend).
+      if (!fleetProxy) await guard.checkTarget(job.url);
       const { browser, endpoint } = await pick();
+      let session: FleetSession | undefined;
       log.debug("remote capture", { endpoint });
       let context: BrowserContext | undefined;
       // A caller that gives up closes the context, which ends the navigation at once.
       const onAbort = () => context && dispose(context);
       signal?.addEventListener("abort", onAbort, { once: true });
       try {
-        context = await browser.createBrowserContext({ downloadBehavior: { policy: "deny" } });
+        session = fleetProxy?.openSession();
+        context = await browser.createBrowserContext({
+          // Without "<-loopback>" Chromium would send loopback destinations around the proxy.
+          ...(fleetProxy && { proxyServer: fleetProxy.url, proxyBypassList: ["<-loopback>"] }),
+          downloadBehavior: { policy: "deny" },
+        });
         signal?.throwIfAborted();
         const page = await context.newPage();
         // An alert() would block the page (and the screenshot) until someone answers it.
         page.on("dialog", (dialog) => void dialog.dismiss().catch(() => {}));
         await emulateDevice(page, job.deviceType, job.colorScheme, await agentsOf(browser));
-        await guard.attach(page);
-        const { png, targetStatus } = await render(page, guard, job.url, timeoutMs);
+        if (session) {
+          await guardProxiedPage(context, page, { credentials: session.credentials, log });
+        } else await guard.attach(page);
+        const { png, targetStatus } = await render(page, session ?? guard, job.url, timeoutMs);
         return { png, targetStatus, strategy: CHROMIUM_REMOTE };
       } catch (error) {
         signal?.throwIfAborted();
@@ -137,7 +156,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           ? remoteLost()
           : captureFailure(error, {
             url: job.url,
-            refusals: guard.refusals,
+            refusals: session?.refusals ?? guard.refusals,
             timeoutMs,
             browserConnected: true,
           });
@@ -151,12 +170,15 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
       } finally {
         signal?.removeEventListener("abort", onAbort);
         if (context) dispose(context);
+        // Revoked at once: a request the closing context still makes gets 407, not a way out.
+        session?.close();
       }
     },
     async close() {
       closed = true;
       await Promise.all([...closings]);
       await Promise.all(endpoints.map((e) => e.close()));
+      fleetProxy?.close();
     },
   };
 }
