@@ -19,7 +19,7 @@ const PERMISSIONS = [
 ];
 // Operator variables (README, Configuration) and proxies that must come from the test, never from our own shell.
 const CONFIG_VARIABLES =
-  /^(PORT|HOST|PUBLIC_BASE_URL|KV_PATH|UPSTASH_REDIS_REST_\w+|CACHE_TTL_SECONDS|RATE_LIMIT_PER_MINUTE|TRUST_PROXY_HOPS|CHROME_PATH|BROWSER_WS_ENDPOINT|MAX_CONCURRENT_CAPTURES|CAPTURE_TIMEOUT_MS|ALLOW_PRIVATE_NETWORK|MAX_UPLOAD_BYTES|CACHE_ADMIN_TOKEN|LOG_LEVEL|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy)$/;
+  /^(PORT|HOST|PUBLIC_BASE_URL|KV_PATH|UPSTASH_REDIS_REST_\w+|CACHE_TTL_SECONDS|RATE_LIMIT_PER_MINUTE|TRUST_PROXY_HOPS|CHROME_PATH|BROWSER_WS_ENDPOINT|MAX_CONCURRENT_CAPTURES|CAPTURE_TIMEOUT_MS|ALLOW_PRIVATE_NETWORK|MAX_UPLOAD_BYTES|CACHE_ADMIN_TOKEN|EGRESS_PROXY_LISTEN|EGRESS_PROXY_URL|LOG_LEVEL|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy)$/;
 // Module loading, sharp's warm-up and the listener: seconds on a cold cache, far less when warm.
 const READY_TIMEOUT_MS = 60_000;
 // What stop() allows the service after SIGTERM before it kills it.
@@ -48,11 +48,20 @@ export interface ServiceProcess extends AsyncDisposable {
 }
 
 /** Starts main.ts with `env` (README, Configuration) on 127.0.0.1 and waits until /healthz answers. */
-export async function startService(env: Record<string, string>): Promise<ServiceProcess> {
+export async function startService(
+  env: Record<string, string>,
+  options: { denyRead?: string[] } = {},
+): Promise<ServiceProcess> {
   const mark = crypto.randomUUID();
   const inherited = Object.entries(Deno.env.toObject()).filter(([k]) => !CONFIG_VARIABLES.test(k));
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...PERMISSIONS, "main.ts"],
+    args: [
+      "run",
+      ...PERMISSIONS,
+      // Hides paths from the service, e.g. the Chromium executables so it finds no local browser.
+      ...(options.denyRead?.length ? [`--deny-read=${options.denyRead.join(",")}`] : []),
+      "main.ts",
+    ],
     cwd: ROOT,
     clearEnv: true,
     env: {
