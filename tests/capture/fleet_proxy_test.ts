@@ -8,26 +8,12 @@ import { createFleetProxy } from "../../lib/capture/network/fleet_proxy.ts";
 import type { ProxyCredentials } from "../../lib/capture/network/proxy_auth.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { servePages } from "../helpers/capture_fixtures.ts";
-
-const PUBLIC_IP = "93.184.215.14";
+import { loopbackFleetProxy } from "../helpers/fleet_proxy.ts";
 
 function fixture() {
   const internet = servePages();
   const log = createMemoryLogger();
-  const proxy = createFleetProxy({
-    listen: { hostname: "127.0.0.1", port: 0 },
-    policy: {
-      resolver: (host) => Promise.resolve(host === "public.test" ? [PUBLIC_IP] : ["127.0.0.1"]),
-      allowPrivateNetwork: false,
-      connectTimeoutMs: 2_000,
-      // The one fake public address leads to the loopback "internet"; the check runs first.
-      dial: (address, _port, signal) => {
-        assert.equal(address, PUBLIC_IP);
-        return Deno.connect({ hostname: "127.0.0.1", port: internet.port, signal });
-      },
-    },
-    log,
-  });
+  const { proxy } = loopbackFleetProxy({ internetPort: internet.port, log });
   const port = Number(new URL(proxy.url).port);
   return {
     proxy,

@@ -5,14 +5,12 @@
  * sends the one fake public address to the loopback "internet" server.
  */
 import assert from "node:assert/strict";
-import { createFleetProxy } from "../../lib/capture/network/fleet_proxy.ts";
 import { createRemoteCapturer } from "../../lib/capture/remote/capturer.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { decodePng, schemePage, servePages } from "../helpers/capture_fixtures.ts";
 import { startRemoteChromium } from "../fixtures/remote_chromium.ts";
-
-const PUBLIC_IP = "93.184.215.14";
+import { loopbackFleetProxy, PUBLIC_IP } from "../helpers/fleet_proxy.ts";
 
 /** Every way out a page has, aimed at the private server; the page loads fully either way. */
 function escapes(secret: number): string {
@@ -47,21 +45,7 @@ Deno.test("remote captures behind the egress proxy: pages get out only through i
       new Response(`<body style="background:#000">`, { headers: { "content-type": "text/html" } }),
   });
   const log = createMemoryLogger();
-  const dialed: string[] = [];
-  const fleetProxy = createFleetProxy({
-    listen: { hostname: "127.0.0.1", port: 0 },
-    policy: {
-      resolver: (host) => Promise.resolve(host === "public.test" ? [PUBLIC_IP] : ["127.0.0.1"]),
-      allowPrivateNetwork: false,
-      connectTimeoutMs: 2_000,
-      dial: (address, _port, signal) => {
-        dialed.push(address);
-        const port = address === PUBLIC_IP ? internet.port : 1;
-        return Deno.connect({ hostname: "127.0.0.1", port, signal });
-      },
-    },
-    log,
-  });
+  const { proxy: fleetProxy, dialed } = loopbackFleetProxy({ internetPort: internet.port, log });
   const capturer = createRemoteCapturer({
     endpoints: [remote.endpoint],
     timeoutMs: 10_000,
