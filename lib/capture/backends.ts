@@ -64,8 +64,11 @@ export function createCaptureBackends(options: CaptureBackendsOptions): Startabl
   if (config.CHROME_PATH || endpoints.length === 0 || localFound()) {
     backends.push(createChromiumCapturer({ ...common, chromePath: config.CHROME_PATH }));
   }
+  const { EGRESS_PROXY_LISTEN: listen, EGRESS_PROXY_URL: url } = config;
+  if (url && endpoints.length === 0) {
+    log.warn("EGRESS_PROXY_URL is set without BROWSER_WS_ENDPOINT: no listener is opened");
+  }
   if (endpoints.length > 0) {
-    const { EGRESS_PROXY_LISTEN: listen, EGRESS_PROXY_URL: url } = config;
     const fleetProxy = listen && url
       ? createFleetProxy({
         listen,

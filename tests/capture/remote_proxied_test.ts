@@ -34,6 +34,7 @@ function escapes(secret: number): string {
 Deno.test("remote captures behind the egress proxy: pages get out only through it", async (t) => {
   await using remote = await startRemoteChromium();
   const secret = servePages();
+  const workerArrived = Promise.withResolvers<void>();
   const internet = servePages({
     "/escapes": () =>
       new Response(schemePage(escapes(secret.port)), { headers: { "content-type": "text/html" } }),
@@ -43,6 +44,21 @@ Deno.test("remote captures behind the egress proxy: pages get out only through i
       }),
     "/dark": () =>
       new Response(`<body style="background:#000">`, { headers: { "content-type": "text/html" } }),
+    // A frame and a worker get out too (with the context's credentials), and the page's load
+    // waits for the worker's request, so the capture sees it.
+    "/inside": () =>
+      new Response(
+        schemePage(`<iframe src="/framed"></iframe><script>
+          const code = 'fetch("http://public.test/from-worker")';
+          new Worker(URL.createObjectURL(new Blob([code])));
+        </script><img src="/gate">`),
+        { headers: { "content-type": "text/html" } },
+      ),
+    "/from-worker": () => (workerArrived.resolve(), new Response("ok")),
+    "/gate": async () => {
+      await Promise.race([workerArrived.promise, new Promise((r) => setTimeout(r, 5_000))]);
+      return new Response(null, { status: 204 });
+    },
   });
   const log = createMemoryLogger();
   const { proxy: fleetProxy, dialed } = loopbackFleetProxy({ internetPort: internet.port, log });
@@ -65,6 +81,12 @@ Deno.test("remote captures behind the egress proxy: pages get out only through i
       // The fleet never resolved public.test itself: the proxy did, and connected to it.
       assert.ok(dialed.includes(PUBLIC_IP));
       assert.equal(internet.hits.get("/"), 1);
+    });
+    await t.step("frames and workers are answered the proxy's credentials too", async () => {
+      const result = await shoot("http://public.test/inside");
+      assert.equal(result.targetStatus, 200);
+      assert.equal(internet.hits.get("/framed"), 1);
+      assert.equal(internet.hits.get("/from-worker"), 1);
     });
     await t.step("a private target is refused by the proxy: 400 invalid_url", async () => {
       const error = await shoot(`http://127.0.0.1:${secret.port}/`).catch((e) => e);

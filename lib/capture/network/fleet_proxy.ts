@@ -75,9 +75,12 @@ export function createFleetProxy(options: FleetProxyOptions): FleetProxy {
   const refuse = async (conn: Deno.Conn, source: string, reason: AuthFailure) => {
     // Chromium's first request of every context comes without credentials: that is the Basic
     // challenge working, not an attack, so it neither counts nor logs above debug.
+    // A finished capture's context may still be closing: its late requests are expected too.
     if (reason === "missing") log.debug("egress proxy challenge", { source });
-    else {
-      if (reason !== "stale") limiter.fail(source);
+    else if (reason === "stale") {
+      log.info("egress proxy authentication refused", { source, reason });
+    } else {
+      limiter.fail(source);
       log.warn("egress proxy authentication refused", { source, reason });
     }
     await writeAll(
