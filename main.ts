@@ -30,7 +30,14 @@ async function main() {
   const exporter = await createImageExporter({ log });
   // Local Chromium first, BROWSER_WS_ENDPOINT behind it (or alone); started in the background,
   // and captures answer 503 while no backend can run.
-  const capture = createCaptureBackends({ config, log });
+  let capture;
+  try {
+    capture = createCaptureBackends({ config, log });
+  } catch (error) {
+    // EGRESS_PROXY_LISTEN cannot be bound: refuse to start rather than run remote captures open.
+    console.error(error instanceof Error ? error.message : String(error));
+    Deno.exit(2);
+  }
   void capture.start();
   const app = createApp(assembleServices({
     config,

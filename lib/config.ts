@@ -48,6 +48,17 @@ const ConfigSchema = z.object({
   CAPTURE_BYTE_BUDGET: integer(1024 * 1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),
   // Enables GET /metrics (bearer token); unset, the endpoint does not exist.
   METRICS_TOKEN: z.string().min(1).optional(),
+  // Where this instance's egress proxy also listens for the remote browsers (host:port).
+  EGRESS_PROXY_LISTEN: z.string().transform((v, ctx) => {
+    const listen = parseListen(v);
+    if (!listen) ctx.addIssue({ code: "custom", message: "expected host:port, e.g. 0.0.0.0:8118" });
+    return listen ?? { hostname: "", port: 0 };
+  }).optional(),
+  // The address at which the remote browsers reach that listener: a plain http:// proxy URL.
+  EGRESS_PROXY_URL: z.string().regex(
+    /^http:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}\/?$/,
+    "expected http://host:port (no credentials or path)",
+  ).transform((v) => v.replace(/\/$/, "")).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 
@@ -97,5 +108,16 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       "UPSTASH_REDIS_REST_URL and UPSTASH_REDIS_REST_TOKEN must be set together",
     ]);
   }
+  if (Boolean(config.EGRESS_PROXY_LISTEN) !== Boolean(config.EGRESS_PROXY_URL)) {
+    throw new ConfigError(["EGRESS_PROXY_LISTEN and EGRESS_PROXY_URL must be set together"]);
+  }
   return config;
+}
+
+/** `host:port` or `[v6]:port` to what Deno.listen takes; null when malformed. */
+function parseListen(value: string): { hostname: string; port: number } | null {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(value.trim());
+  const port = Number(match?.[2]);
+  if (!match || port < 1 || port > 65535) return null;
+  return { hostname: match[1].replace(/^\[|\]$/g, ""), port };
 }

@@ -18,6 +18,8 @@ export function createHealthRouter() {
       // A failed boundary self-test is our own fixed text, and the reason operators must see.
       ...(detail?.startsWith(SELF_TEST_FAILED) ? { reason: detail } : {}),
     }));
-    return c.json({ status: "ok", store: store.kind, encoder, capture }, 200);
+    // "advisory": remote captures rely on the fleet's own firewall (README, Remote browsers).
+    const boundary = c.var.deps.capture.boundary?.() ?? "enforced";
+    return c.json({ status: "ok", store: store.kind, encoder, capture, boundary }, 200);
   });
 }

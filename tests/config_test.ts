@@ -129,3 +129,36 @@ Deno.test("CAPTURE_BYTE_BUDGET defaults to 64 MiB and must be at least 1 MiB", (
   assert.equal(parseConfig({ CAPTURE_BYTE_BUDGET: "2097152" }).CAPTURE_BYTE_BUDGET, 2097152);
   assert.throws(() => parseConfig({ CAPTURE_BYTE_BUDGET: "1000" }), /CAPTURE_BYTE_BUDGET=/);
 });
+
+Deno.test("the egress proxy for remote browsers: host:port to listen on, and the fleet's URL", () => {
+  assert.equal(parseConfig({}).EGRESS_PROXY_URL, undefined);
+  const config = parseConfig({
+    EGRESS_PROXY_LISTEN: "0.0.0.0:8118",
+    EGRESS_PROXY_URL: "http://shotline-1.internal:8118/",
+  });
+  assert.deepEqual(config.EGRESS_PROXY_LISTEN, { hostname: "0.0.0.0", port: 8118 });
+  assert.equal(config.EGRESS_PROXY_URL, "http://shotline-1.internal:8118");
+  const v6 = parseConfig({
+    EGRESS_PROXY_LISTEN: "[::]:8118",
+    EGRESS_PROXY_URL: "http://[fd00::5]:8118",
+  });
+  assert.deepEqual(v6.EGRESS_PROXY_LISTEN, { hostname: "::", port: 8118 });
+  for (
+    const [env, name] of [
+      [{ EGRESS_PROXY_LISTEN: "8118", EGRESS_PROXY_URL: "http://a:8118" }, "EGRESS_PROXY_LISTEN"],
+      [
+        { EGRESS_PROXY_LISTEN: "a:99999", EGRESS_PROXY_URL: "http://a:8118" },
+        "EGRESS_PROXY_LISTEN",
+      ],
+      [{ EGRESS_PROXY_LISTEN: "a:1", EGRESS_PROXY_URL: "http://u:p@a:8118" }, "EGRESS_PROXY_URL"],
+      [{ EGRESS_PROXY_LISTEN: "a:1", EGRESS_PROXY_URL: "https://a:8118" }, "EGRESS_PROXY_URL"],
+      [{ EGRESS_PROXY_URL: "http://a:8118" }, "EGRESS_PROXY_LISTEN and EGRESS_PROXY_URL"],
+    ] as const
+  ) {
+    assert.throws(() => parseConfig(env), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, new RegExp(name));
+      return true;
+    });
+  }
+});

@@ -8,11 +8,12 @@
 import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import type { Resolver } from "./network/address.ts";
+import { type Resolver, resolveWithDns } from "./network/address.ts";
 import { findChromium } from "./local/browser.ts";
 import { CHROMIUM_LOCAL, createChromiumCapturer } from "./local/capturer.ts";
 import { CHROMIUM_REMOTE, createRemoteCapturer } from "./remote/capturer.ts";
 import { instrumentBackend } from "../telemetry/instrument.ts";
+import { createFleetProxy } from "./network/fleet_proxy.ts";
 import type { Backoff } from "./remote/endpoint.ts";
 import type { CaptureJob, Capturer, CaptureResult } from "./types.ts";
 
@@ -26,7 +27,12 @@ export interface CaptureBackendsOptions {
   config:
     & Pick<
       Config,
-      "CHROME_PATH" | "BROWSER_WS_ENDPOINT" | "CAPTURE_TIMEOUT_MS" | "ALLOW_PRIVATE_NETWORK"
+      | "CHROME_PATH"
+      | "BROWSER_WS_ENDPOINT"
+      | "CAPTURE_TIMEOUT_MS"
+      | "ALLOW_PRIVATE_NETWORK"
+      | "EGRESS_PROXY_LISTEN"
+      | "EGRESS_PROXY_URL"
     >
     & Partial<Pick<Config, "EGRESS_DENY_CIDRS" | "CAPTURE_BYTE_BUDGET">>;
   log: Logger;
@@ -38,7 +44,13 @@ export interface CaptureBackendsOptions {
   localChromiumFound?: () => boolean;
 }
 
-/** The backends the configuration asks for; nothing is launched or connected yet. */
+// The fleet proxy's TCP connect budget, as the local proxy's: below the default capture timeout.
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * The backends the configuration asks for; nothing is launched or connected yet, except the
+ * egress proxy's listener for remote browsers (EGRESS_PROXY_LISTEN), whose bind failure throws.
+ */
 export function createCaptureBackends(options: CaptureBackendsOptions): StartableCapturer {
   const { config, log, resolver } = options;
   const endpoints = config.BROWSER_WS_ENDPOINT ?? [];
@@ -61,12 +73,31 @@ export function createCaptureBackends(options: CaptureBackendsOptions): Startabl
     });
     backends.push(instrumentBackend(local, CHROMIUM_LOCAL));
   }
+  const { EGRESS_PROXY_LISTEN: listen, EGRESS_PROXY_URL: url } = config;
+  if (url && endpoints.length === 0) {
+    log.warn("EGRESS_PROXY_URL is set without BROWSER_WS_ENDPOINT: no listener is opened");
+  }
   if (endpoints.length > 0) {
+    const fleetProxy = listen && url
+      ? createFleetProxy({
+        listen,
+        url,
+        policy: {
+          resolver: resolver ?? resolveWithDns,
+          allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK,
+          denyCidrs: config.EGRESS_DENY_CIDRS,
+          connectTimeoutMs: Math.min(CONNECT_TIMEOUT_MS, config.CAPTURE_TIMEOUT_MS),
+        },
+        limits: { byteBudget: config.CAPTURE_BYTE_BUDGET },
+        log,
+      })
+      : undefined;
     const remote = createRemoteCapturer({
       ...common,
       endpoints,
       backoff: options.backoff,
       byteBudget: config.CAPTURE_BYTE_BUDGET,
+      fleetProxy,
     });
     backends.push(instrumentBackend(remote, CHROMIUM_REMOTE));
   }
@@ -81,6 +112,9 @@ export function chainCapturers(backends: StartableCapturer[], log: Logger): Star
       await Promise.all(backends.map((backend) => backend.start()));
     },
     status: () => backends.flatMap((backend) => backend.status()),
+    // One advisory backend is enough for a capture to escape, so the weakest one is reported.
+    boundary: () =>
+      backends.some((backend) => backend.boundary?.() === "advisory") ? "advisory" : "enforced",
     async capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult> {
       const unavailable: ApiError[] = [];
       for (const backend of backends) {

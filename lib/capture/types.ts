@@ -44,5 +44,10 @@ export interface CaptureBackendStatus {
 export interface Capturer {
   capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult>;
   status(): CaptureBackendStatus[];
+  /**
+   * "advisory" when a capture's requests could reach a private address unless something outside
+   * this service stops them (remote browsers without EGRESS_PROXY_URL); absent means "enforced".
+   */
+  boundary?(): "enforced" | "advisory";
   close(): Promise<void>;
 }

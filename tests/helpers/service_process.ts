@@ -19,7 +19,7 @@ const PERMISSIONS = [
 ];
 // Operator variables (README, Configuration) and proxies that must come from the test, never from our own shell.
 const CONFIG_VARIABLES =
-  /^(PORT|HOST|PUBLIC_BASE_URL|KV_PATH|UPSTASH_REDIS_REST_\w+|CACHE_TTL_SECONDS|RATE_LIMIT_PER_MINUTE|TRUST_PROXY_HOPS|CHROME_PATH|BROWSER_WS_ENDPOINT|MAX_CONCURRENT_CAPTURES|CAPTURE_TIMEOUT_MS|ALLOW_PRIVATE_NETWORK|MAX_UPLOAD_BYTES|CACHE_ADMIN_TOKEN|METRICS_TOKEN|EGRESS_DENY_CIDRS|CAPTURE_BYTE_BUDGET|LOG_LEVEL|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy|DENO_CERT|OTEL_\w+)$/;
+  /^(PORT|HOST|PUBLIC_BASE_URL|KV_PATH|UPSTASH_REDIS_REST_\w+|CACHE_TTL_SECONDS|RATE_LIMIT_PER_MINUTE|TRUST_PROXY_HOPS|CHROME_PATH|BROWSER_WS_ENDPOINT|MAX_CONCURRENT_CAPTURES|CAPTURE_TIMEOUT_MS|ALLOW_PRIVATE_NETWORK|MAX_UPLOAD_BYTES|CACHE_ADMIN_TOKEN|METRICS_TOKEN|EGRESS_DENY_CIDRS|CAPTURE_BYTE_BUDGET|EGRESS_PROXY_LISTEN|EGRESS_PROXY_URL|LOG_LEVEL|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy|DENO_CERT|OTEL_\w+)$/;
 // Module loading, sharp's warm-up and the listener: seconds on a cold cache, far less when warm.
 const READY_TIMEOUT_MS = 60_000;
 // What stop() allows the service after SIGTERM before it kills it.
@@ -50,6 +50,8 @@ export interface ServiceProcess extends AsyncDisposable {
 export interface StartOptions {
   /** Permission flags instead of those of `deno task start` (e.g. Deno Deploy's set). */
   permissions?: string[];
+  /** Paths hidden from the service (`--deny-read`). */
+  denyRead?: string[];
 }
 
 /** Starts main.ts with `env` (README, Configuration) on 127.0.0.1 and waits until /healthz answers. */
@@ -60,7 +62,13 @@ export async function startService(
   const mark = crypto.randomUUID();
   const inherited = Object.entries(Deno.env.toObject()).filter(([k]) => !CONFIG_VARIABLES.test(k));
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...options.permissions ?? PERMISSIONS, "main.ts"],
+    args: [
+      "run",
+      ...options.permissions ?? PERMISSIONS,
+      // Hides paths from the service, e.g. the Chromium executables so it finds no local browser.
+      ...(options.denyRead?.length ? [`--deny-read=${options.denyRead.join(",")}`] : []),
+      "main.ts",
+    ],
     cwd: ROOT,
     clearEnv: true,
     env: {

@@ -81,7 +81,7 @@ export function createEgressProxy(
   const sessions = new Set<EgressSession>();
   return {
     openSession() {
-      const session = openSession({ policy, log, limits }, () => sessions.delete(session));
+      const session = openSession({ policy, log, limits, onClose: () => sessions.delete(session) });
       sessions.add(session);
       return session;
     },
@@ -89,12 +89,6 @@ export function createEgressProxy(
       for (const session of [...sessions]) session.close();
     },
   };
-}
-
-interface SessionSetup {
-  policy: EgressPolicy;
-  log: Logger;
-  limits: EgressLimits;
 }
 
 /** The side of a session that `serve` works with. */
@@ -105,12 +99,68 @@ interface SessionHooks {
   received(bytes: number): boolean;
 }
 
-function openSession(setup: SessionSetup, onClose: () => void): EgressSession {
-  const { policy, log, limits } = setup;
-  const maxConnections = limits.maxConnections ?? MAX_CONNECTIONS_PER_SESSION;
-  const byteBudget = limits.byteBudget ?? Infinity;
+/** Where a scope's connections are served, and what it may use. */
+export interface ScopeOptions {
+  policy: EgressPolicy;
+  log: Logger;
+  limits?: EgressLimits;
+  /** Runs once, on the first close(). */
+  onClose?: () => void;
+}
+
+function openSession(options: ScopeOptions): EgressSession {
   // Loopback only: nothing off this machine can use the proxy.
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const scope = createConnectionScope({
+    ...options,
+    onClose: () => {
+      closeQuietly(listener);
+      options.onClose?.();
+    },
+  });
+  (async () => {
+    try {
+      for await (const conn of listener) scope.admit(conn);
+    } catch (error) {
+      if (!scope.closed) options.log.warn("egress listener stopped", { error });
+    }
+  })();
+  return {
+    url: `http://127.0.0.1:${listener.addr.port}`,
+    refusals: scope.refusals,
+    get bytesIn() {
+      return scope.bytesIn;
+    },
+    get overBudget() {
+      return scope.overBudget;
+    },
+    close: () => scope.close(),
+  };
+}
+
+/**
+ * One capture's share of the proxy, whatever listener its connections arrive on (its own
+ * loopback port, or the fleet listener after authentication): the policy and budgets they are
+ * served under, the refusals recorded for it, and every connection cut when it closes.
+ */
+export interface ConnectionScope {
+  readonly refusals: readonly EgressRefusal[];
+  readonly closed: boolean;
+  /** Bytes received from targets so far. */
+  readonly bytesIn: number;
+  /** True once the byte budget ran out (the page was cut off there). */
+  readonly overBudget: boolean;
+  /** Serves one client connection; `head` when the caller has already read it. */
+  admit(conn: Deno.Conn, head?: Head): void;
+  /** Cuts every connection of the scope; later ones are closed on arrival. */
+  close(): void;
+}
+
+/** A scope that enforces `policy` and `limits`. */
+export function createConnectionScope(options: ScopeOptions): ConnectionScope {
+  const { policy, log, limits = {} } = options;
+  const maxConnections = limits.maxConnections ?? MAX_CONNECTIONS_PER_SESSION;
+  const byteBudget = limits.byteBudget ?? Infinity;
   const conns = new Set<Deno.Conn>();
   const refusals: EgressRefusal[] = [];
   let closed = false;
@@ -143,48 +193,57 @@ function openSession(setup: SessionSetup, onClose: () => void): EgressSession {
       return false;
     },
   };
-  const session: EgressSession = {
-    url: `http://127.0.0.1:${listener.addr.port}`,
+  return {
     refusals,
+    get closed() {
+      return closed;
+    },
     get bytesIn() {
       return bytesIn;
     },
     get overBudget() {
       return overBudget;
     },
+    admit(conn, head) {
+      if (closed || overBudget || conns.size >= maxConnections) return closeQuietly(conn);
+      hooks.track(conn);
+      serve({ client: conn, policy, hooks, head }).catch((error) =>
+        log.debug("egress connection failed", { error })
+      ).finally(() => {
+        closeQuietly(conn);
+        conns.delete(conn);
+      });
+    },
     close() {
       if (closed) return;
       closed = true;
-      closeQuietly(listener);
       cutAll();
-      onClose();
+      options.onClose?.();
     },
   };
-  (async () => {
-    try {
-      for await (const conn of listener) {
-        if (conns.size >= maxConnections || overBudget) {
-          closeQuietly(conn);
-          continue;
-        }
-        hooks.track(conn);
-        serve(conn, policy, hooks).catch((error) =>
-          log.debug("egress connection failed", { error })
-        ).finally(() => {
-          closeQuietly(conn);
-          conns.delete(conn);
-        });
-      }
-    } catch (error) {
-      if (!closed) log.warn("egress listener stopped", { error });
-    }
-  })();
-  return session;
 }
 
-async function serve(client: Deno.Conn, policy: EgressPolicy, hooks: SessionHooks) {
+/** Reads a request head within the time and size bounds Chromium always keeps; null otherwise. */
+export async function readRequestHead(client: Deno.Conn): Promise<Head | null> {
   const timer = setTimeout(() => closeQuietly(client), HEAD_TIMEOUT_MS);
-  const head = await readHead(client, MAX_HEAD_BYTES).finally(() => clearTimeout(timer));
+  try {
+    return await readHead(client, MAX_HEAD_BYTES);
+  } catch {
+    return null; // Closed by the timer, or reset by the peer.
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function serve(
+  { client, policy, hooks, ...given }: {
+    client: Deno.Conn;
+    policy: EgressPolicy;
+    hooks: SessionHooks;
+    head?: Head;
+  },
+): Promise<void> {
+  const head = given.head ?? await readRequestHead(client);
   if (!head) return;
   const [method, target] = head.startLine.split(" ");
   const destination = method === "CONNECT" ? parseAuthority(target) : parseAbsolute(target);
@@ -248,7 +307,8 @@ async function forwardHttp(exchange: {
   await Promise.race([requestBody, pump(upstream, client, hooks.received)]);
 }
 
-function closeQuietly(closable: { close(): void }): void {
+/** Closes a listener or connection that may already be closed. */
+export function closeQuietly(closable: { close(): void }): void {
   try {
     closable.close();
   } catch {

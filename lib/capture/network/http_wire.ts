@@ -51,9 +51,15 @@ export function closeDelimited(headers: [string, string][]): [string, string][] 
 }
 
 /** A short response the proxy itself sends, marked so the capturer can tell it from the target's. */
-export function proxyResponse(status: number, reason: string, marker: string): Uint8Array {
+export function proxyResponse(
+  status: number,
+  reason: string,
+  marker: string,
+  extraHeaders: [string, string][] = [],
+): Uint8Array {
   const body = new TextEncoder().encode(`Shotline egress proxy: ${marker}\n`);
   const head = encodeHead(`HTTP/1.1 ${status} ${reason}`, [
+    ...extraHeaders,
     ["X-Shotline-Egress", marker],
     ["Content-Type", "text/plain"],
     ["Content-Length", String(body.length)],

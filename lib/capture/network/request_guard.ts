@@ -1,11 +1,11 @@
 /**
- * The network boundary for remote browsers, which cannot use our egress proxy. The capture's URL
- * is resolved and judged before the remote browser is asked to load it; then, with request
- * interception, every request of the page (top document, redirect hops, subresources, frames,
- * fetch and XHR, worker fetches, beacons) is judged the same way and aborted when forbidden,
- * before it leaves the remote browser. What this cannot see (WebSockets, WebRTC, the remote
- * browser's own DNS lookup, a popup's first request...) is listed in the README section "Remote browsers": the fleet's
- * network must enforce the same boundary.
+ * The advisory network boundary for remote browsers that do not use our egress proxy (no
+ * EGRESS_PROXY_URL). The capture's URL is resolved and judged before the remote browser is asked
+ * to load it; then, with request interception, every request of the page (top document, redirect
+ * hops, subresources, frames, fetch and XHR, worker fetches, beacons) is judged the same way and
+ * aborted when forbidden, before it leaves the remote browser. What this cannot see (WebSockets,
+ * WebRTC, the remote browser's own DNS lookup...) is listed in the README section "Remote
+ * browsers": the fleet's network must enforce the same boundary.
  */
 import type { HTTPRequest, Page } from "puppeteer-core";
 import type { Logger } from "../../log.ts";

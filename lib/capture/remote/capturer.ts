@@ -1,8 +1,8 @@
 /**
  * The "chromium-remote" capture backend: browsers of BROWSER_WS_ENDPOINT reached over CDP.
  * Captures are spread round robin over the connected endpoints; each runs in its own browser
- * context, closed afterwards; the request guard stands in for the egress proxy, which a remote
- * browser cannot use.
+ * context, closed afterwards. With EGRESS_PROXY_URL every context leaves through our egress
+ * proxy with its own credentials; without it the request guard stands in (advisory only).
  */
 import type { Browser, BrowserContext } from "puppeteer-core";
 import { withTimeout } from "../../timeout.ts";
@@ -18,6 +18,8 @@ import { createRequestGuard } from "../network/request_guard.ts";
 import { enforceByteBudget } from "./byte_budget.ts";
 import { closeOpenedTargets, lockDownPage } from "../page_lockdown.ts";
 import { redactUrls } from "../log_target.ts";
+import type { FleetProxy, FleetSession } from "../network/fleet_proxy.ts";
+import { guardProxiedPage } from "./context_guard.ts";
 import type {
   CaptureBackendStatus,
   CaptureJob,
@@ -48,6 +50,8 @@ export interface RemoteCapturerOptions {
   log: Logger;
   /** Reconnection delays (tests shorten them). */
   backoff?: Backoff;
+  /** The egress proxy's listener for remote browsers (EGRESS_PROXY_URL); owned from here on. */
+  fleetProxy?: FleetProxy;
 }
 
 /** The Capturer plus `start()`, which connects every endpoint (failures only logged). */
@@ -57,7 +61,7 @@ export interface RemoteCapturer extends Capturer {
 
 /** Builds the backend without connecting; endpoints connect on `start()` or first use. */
 export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapturer {
-  const { log, timeoutMs, allowPrivateNetwork } = options;
+  const { log, timeoutMs, allowPrivateNetwork, fleetProxy } = options;
   const resolver = options.resolver ?? resolveWithDns;
   const endpoints = options.endpoints.map((url) =>
     createRemoteEndpoint(url, { log, backoff: options.backoff })
@@ -123,12 +127,18 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
     async start() {
       if (allowPrivateNetwork) {
         log.warn("ALLOW_PRIVATE_NETWORK is on: remote captures may reach private networks");
+      } else if (!fleetProxy) {
+        log.warn(
+          "remote captures have an advisory network boundary: without EGRESS_PROXY_URL the " +
+            "fleet's own network must keep pages from private addresses (README, Remote browsers)",
+        );
       }
       await Promise.all(endpoints.map((e) => e.connect().catch(() => {})));
     },
     status(): CaptureBackendStatus[] {
       return endpoints.map((e) => ({ name: CHROMIUM_REMOTE, ...e.status() }));
     },
+    boundary: () => fleetProxy ? "enforced" : "advisory",
     async capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult> {
       signal?.throwIfAborted();
       if (closed || endpoints.length === 0) throw remoteUnavailable(10);
@@ -138,9 +148,11 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
         denyCidrs: options.denyCidrs,
         log,
       });
-      // A refused URL is answered here and never reaches the remote browser.
-      await guard.checkTarget(job.url);
+      // Without the proxy a refused URL is answered here and never reaches the remote browser;
+      // with it, the proxy refuses it like any other destination (as on the local backend).
+      if (!fleetProxy) await guard.checkTarget(job.url);
       const { browser, endpoint } = await pick();
+      let session: FleetSession | undefined;
       log.debug("remote capture", { endpoint });
       let context: BrowserContext | undefined;
       // A caller that gives up closes the context, which ends the navigation at once.
@@ -148,16 +160,23 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
       signal?.addEventListener("abort", onAbort, { once: true });
       try {
         await watchPopups(browser);
+        session = fleetProxy?.openSession();
         context = await traced(
           "capture.context_acquire",
           { backend: CHROMIUM_REMOTE },
-          () => browser.createBrowserContext({ downloadBehavior: { policy: "deny" } }),
+          () =>
+            browser.createBrowserContext({
+              // Without "<-loopback>" Chromium would send loopback destinations around the proxy.
+              ...(fleetProxy && { proxyServer: fleetProxy.url, proxyBypassList: ["<-loopback>"] }),
+              downloadBehavior: { policy: "deny" },
+            }),
         );
         if (context.id) ours.add(context.id);
         signal?.throwIfAborted();
         const page = await context.newPage();
-        // With ALLOW_PRIVATE_NETWORK there is no interception, but WebRTC still goes.
-        await lockDownPage(page, { uninterceptedChannels: !allowPrivateNetwork });
+        // WebRTC always goes. WebSockets and WebTransport go too where only the request guard
+        // stands (it never sees them); behind the egress proxy they are judged like the rest.
+        await lockDownPage(page, { uninterceptedChannels: !session && !allowPrivateNetwork });
         // An alert() would block the page (and the screenshot) until someone answers it.
         page.on("dialog", (dialog) => void dialog.dismiss().catch(() => {}));
         await traced(
@@ -166,8 +185,10 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           async () => emulateDevice(page, job.deviceType, job.colorScheme, await agentsOf(browser)),
         );
         if (options.byteBudget) await enforceByteBudget(page, options.byteBudget, log);
-        await guard.attach(page);
-        const { png, targetStatus } = await render(page, guard, job.url, timeoutMs);
+        if (session) {
+          await guardProxiedPage(page, { credentials: session.credentials, log });
+        } else await guard.attach(page);
+        const { png, targetStatus } = await render(page, session ?? guard, job.url, timeoutMs);
         return { png, targetStatus, strategy: CHROMIUM_REMOTE };
       } catch (error) {
         signal?.throwIfAborted();
@@ -189,12 +210,15 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
       } finally {
         signal?.removeEventListener("abort", onAbort);
         if (context) dispose(context);
+        // Revoked at once: a request the closing context still makes gets 407, not a way out.
+        session?.close();
       }
     },
     async close() {
       closed = true;
       await Promise.all([...closings]);
       await Promise.all(endpoints.map((e) => e.close()));
+      fleetProxy?.close();
     },
   };
 }
