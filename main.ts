@@ -1,4 +1,5 @@
 import { createApp } from "./app.ts";
+import { createAdFilters } from "./lib/capture/adblock_lists.ts";
 import { createCaptureBackends } from "./lib/capture/backends.ts";
 import { createImageExporter } from "./lib/codecs/exporter.ts";
 import { ConfigError, parseConfig } from "./lib/config.ts";
@@ -26,9 +27,18 @@ async function main() {
   const store = await openStore(config, clock, log);
   // sharp when FFI allows it, else the wasm Worker pool; warmed before the first request.
   const exporter = await createImageExporter({ log });
+  // The blockAds filter lists load in the background; captures with blockAds answer 503 until then.
+  const adFilters = createAdFilters({
+    urls: config.ADBLOCK_LIST_URLS,
+    store,
+    log,
+    clock,
+    fetch: globalThis.fetch,
+  });
+  void adFilters.start();
   // Local Chromium first, BROWSER_WS_ENDPOINT behind it (or alone); started in the background,
   // and captures answer 503 while no backend can run.
-  const capture = createCaptureBackends({ config, log });
+  const capture = createCaptureBackends({ config, log, adFilters });
   void capture.start();
   const app = createApp(assembleServices({
     config,
@@ -39,6 +49,7 @@ async function main() {
     upstreams: DEFAULT_UPSTREAMS,
     exporter,
     capture,
+    adFilters,
   }));
 
   const gate = createDrainGate(app.fetch, config.PUBLIC_BASE_URL);
@@ -63,6 +74,7 @@ async function main() {
       ),
     ]);
     if (!drained) log.warn("drain timed out; closing with requests in flight");
+    adFilters.close();
     await store.close();
     await exporter.close();
     await capture.close(); // kills Chromium, stops the egress proxy, removes the profile

@@ -8,6 +8,7 @@
 import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import type { AdFilters } from "./adblock_lists.ts";
 import type { Resolver } from "./network/address.ts";
 import { findChromium } from "./local/browser.ts";
 import { createChromiumCapturer } from "./local/capturer.ts";
@@ -33,6 +34,8 @@ export interface CaptureBackendsOptions {
   backoff?: Backoff;
   /** Whether auto-detection finds a local Chromium (test seam; CHROME_CANDIDATES by default). */
   localChromiumFound?: () => boolean;
+  /** The filter lists behind blockAds (ADBLOCK_LIST_URLS), shared by every backend. */
+  adFilters?: AdFilters;
 }
 
 /** The backends the configuration asks for; nothing is launched or connected yet. */
@@ -45,6 +48,7 @@ export function createCaptureBackends(options: CaptureBackendsOptions): Startabl
     allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK,
     resolver,
     log,
+    adFilters: options.adFilters,
   };
   const backends: StartableCapturer[] = [];
   // An explicit CHROME_PATH is always honoured (a wrong one shows as "down" in /healthz); with

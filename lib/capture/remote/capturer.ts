@@ -12,6 +12,8 @@ import { type Resolver, resolveWithDns } from "../network/address.ts";
 import { captureFailure } from "../errors.ts";
 import { emulateDevice, userAgentsOf } from "../local/page_pool.ts";
 import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
+import { adRequestBlocker, requireEngine } from "../adblock.ts";
+import type { AdFilters } from "../adblock_lists.ts";
 import { render } from "../render.ts";
 import { createRequestGuard } from "../network/request_guard.ts";
 import type {
@@ -39,6 +41,8 @@ export interface RemoteCapturerOptions {
   log: Logger;
   /** Reconnection delays (tests shorten them). */
   backoff?: Backoff;
+  /** The filter lists behind blockAds. */
+  adFilters?: AdFilters;
 }
 
 /** The Capturer plus `start()`, which connects every endpoint (failures only logged). */
@@ -128,9 +132,17 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
         // An alert() would block the page (and the screenshot) until someone answers it.
         page.on("dialog", (dialog) => void dialog.dismiss().catch(() => {}));
         await emulateDevice(page, job.deviceType, job.colorScheme, await agentsOf(browser));
-        await guard.attach(page);
-        const { png, targetStatus } = await render(page, guard, job.url, timeoutMs);
-        return { png, targetStatus, strategy: CHROMIUM_REMOTE };
+        const engine = job.options?.blockAds ? requireEngine(options.adFilters) : null;
+        // One interception decides each request: the guard's, with the ad filter inside it.
+        await guard.attach(page, engine ? { blocked: adRequestBlocker(engine, page) } : {});
+        const rendered = await render(page, {
+          session: guard,
+          url: job.url,
+          timeoutMs,
+          options: job.options,
+          engine,
+        });
+        return { ...rendered, strategy: CHROMIUM_REMOTE };
       } catch (error) {
         signal?.throwIfAborted();
         const failure = !(error instanceof ApiError) && !browser.connected
