@@ -17,7 +17,11 @@ const WHITE = [255, 255, 255];
 Deno.test("capture options render what they promise, pixel for pixel", async (t) => {
   const pages = servePages(optionRoutes([]));
   const harness = await createTestApp({
-    env: { ALLOW_PRIVATE_NETWORK: "true", RATE_LIMIT_PER_MINUTE: "1000", CAPTURE_TIMEOUT_MS: "4000" },
+    env: {
+      ALLOW_PRIVATE_NETWORK: "true",
+      RATE_LIMIT_PER_MINUTE: "1000",
+      CAPTURE_TIMEOUT_MS: "4000",
+    },
   });
   const { app } = harness;
   const shoot = (body: Record<string, unknown>) =>
@@ -128,18 +132,21 @@ Deno.test("capture options render what they promise, pixel for pixel", async (t)
       assert.deepEqual(late.image.rgb(960, 540), GREEN);
     });
 
-    await t.step("cache: same options hit, other options miss, key order is irrelevant", async () => {
-      const url = `${pages.origin}/long`;
-      const again = await capture("/long", { fullPage: true });
-      assert.equal(again.json.cached, true);
-      const reordered = await shoot({ fullPage: true, scale: 1, url, delayMs: 0 });
-      assert.equal((await reordered.json()).cached, true, "defaults do not change the key");
-      const other = await capture("/long", { fullPage: true, hideSelectors: [".x"] });
-      assert.equal(other.json.cached, false);
-      const plain = await capture("/long");
-      assert.equal(plain.json.cached, false, "the plain capture is its own entry");
-      assert.deepEqual([plain.image.width, plain.image.height], [1920, 1080]);
-    });
+    await t.step(
+      "cache: same options hit, other options miss, key order is irrelevant",
+      async () => {
+        const url = `${pages.origin}/long`;
+        const again = await capture("/long", { fullPage: true });
+        assert.equal(again.json.cached, true);
+        const reordered = await shoot({ fullPage: true, scale: 1, url, delayMs: 0 });
+        assert.equal((await reordered.json()).cached, true, "defaults do not change the key");
+        const other = await capture("/long", { fullPage: true, hideSelectors: [".x"] });
+        assert.equal(other.json.cached, false);
+        const plain = await capture("/long");
+        assert.equal(plain.json.cached, false, "the plain capture is its own entry");
+        assert.deepEqual([plain.image.width, plain.image.height], [1920, 1080]);
+      },
+    );
   } finally {
     await harness.close();
     await pages.close();

@@ -4,9 +4,12 @@ import { type Route, svg } from "./capture_fixtures.ts";
 const HEAD = `<meta charset="utf-8"><meta name="viewport" content="width=device-width">`;
 
 const html = (body: string) =>
-  new Response(`<!doctype html><html><head>${HEAD}</head><body style="margin:0">${body}</body></html>`, {
-    headers: { "content-type": "text/html; charset=utf-8" },
-  });
+  new Response(
+    `<!doctype html><html><head>${HEAD}</head><body style="margin:0">${body}</body></html>`,
+    {
+      headers: { "content-type": "text/html; charset=utf-8" },
+    },
+  );
 
 /** A solid block in normal flow. */
 const band = (height: number, color: string, extra = "") =>
@@ -74,7 +77,8 @@ export function optionRoutes(consentChoices: string[]): Record<string, Route> {
           `<img src="/ads/banner.svg" width="200" height="200"></div>`,
       ),
     "/ads/banner.svg": () => svg("#ff0000"),
-    "/filters.txt": () => new Response(TEST_FILTER_LIST, { headers: { "content-type": "text/plain" } }),
+    "/filters.txt": () =>
+      new Response(TEST_FILTER_LIST, { headers: { "content-type": "text/plain" } }),
     // OneTrust's banner with its reject button (what its SDK renders).
     "/onetrust": () =>
       html(
