@@ -36,9 +36,9 @@ const NUDGE_SCRIPT = `async (maxHeight, budget) => {
   });
   for (const img of inShot) if (img.loading === "lazy") img.loading = "eager";
   const pending = inShot.filter((img) => !img.complete).map((img) => img.decode().catch(() => {}));
+  if (pending.length === 0) return;
   const left = Math.max(0, end - performance.now());
   await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, left))]);
-  await frame();
 }`;
 
 function capFor(page: Page, scale: number): { width: number; cap: number } {
