@@ -16,20 +16,12 @@ import captureWebsite from "capture-website";
 import puppeteer, { type Browser, type CDPSession } from "puppeteer-core";
 import { MAX_CAPTURE_HEIGHT } from "../lib/capture/options.ts";
 import { loadAverage, median, sampleMemory, startService } from "./load_service.ts";
-import { servePages } from "./peers_capture.ts";
+import { CHROMIUM, FLAGS, servePages } from "./peers_capture.ts";
 
 const option = (name: string) =>
   Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const ROUNDS = Number(option("rounds") ?? 5);
 const TOTAL = Number(option("total") ?? 50);
-const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = [
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--no-sandbox",
-];
 const VIEWPORT = { width: 1920, height: 1080 };
 
 // A page far past the cap (about 60000 px of text), for the memory run.

@@ -10,10 +10,10 @@ import puppeteer, { type Browser, type CDPSession } from "puppeteer-core";
 import sharp from "sharp";
 import { median, type Service } from "./load_service.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
+export const CHROMIUM = "/usr/bin/chromium";
 // The service's own launch flags (lib/capture/local/browser.ts) minus its egress proxy; puppeteer
 // adds its defaults to both, so the browsers differ only by the proxy.
-const FLAGS = [
+export const FLAGS = [
   "--disable-background-networking",
   "--disable-component-update",
   "--disable-sync",

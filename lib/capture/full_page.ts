@@ -17,14 +17,43 @@ export interface ShotArea {
 const DOC_HEIGHT = `Math.max(document.documentElement.scrollHeight,
   document.body ? document.body.scrollHeight : 0)`;
 
+/**
+ * Runs in every document before its scripts when fullPage is on: notes whether the page made an
+ * IntersectionObserver or listens for scroll, the only ways script-driven lazy content can
+ * notice scrolling, so a page that does neither is not scrolled through for nothing.
+ */
+export const LAZY_HINTS_SCRIPT = `(() => {
+  const hints = { observers: 0, scrollListeners: 0 };
+  Object.defineProperty(window, "__shotlineLazyHints", { value: hints });
+  const Observer = window.IntersectionObserver;
+  if (Observer) {
+    window.IntersectionObserver = new Proxy(Observer, {
+      construct(target, args, newTarget) {
+        hints.observers++;
+        return Reflect.construct(target, args, newTarget);
+      },
+    });
+  }
+  const listen = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, ...rest) {
+    if (type === "scroll" || type === "wheel") hints.scrollListeners++;
+    return listen.call(this, type, ...rest);
+  };
+})();`;
+
 // Scrolls through the part that will be shot, one viewport per animation frame so scroll
-// handlers and IntersectionObservers see each band, back to the top, then makes lazy images
-// inside the shot load now and waits (bounded) for them.
+// handlers and IntersectionObservers see each band (unless the page has neither, nor lazy
+// frames), back to the top, then makes lazy images inside the shot load now and waits
+// (bounded) for them.
 const NUDGE_SCRIPT = `async (maxHeight, budget) => {
   const end = performance.now() + budget;
   const frame = () => new Promise((resolve) =>
     requestAnimationFrame(() => setTimeout(resolve, 0)));
-  for (let y = innerHeight; y < Math.min(${DOC_HEIGHT}, maxHeight); y += innerHeight) {
+  const hints = window.__shotlineLazyHints;
+  const scrolls = !hints || hints.observers > 0 || hints.scrollListeners > 0 ||
+    onscroll !== null || document.onscroll !== null ||
+    document.querySelector("iframe[loading=lazy]") !== null;
+  for (let y = innerHeight; scrolls && y < Math.min(${DOC_HEIGHT}, maxHeight); y += innerHeight) {
     if (performance.now() > end) break;
     scrollTo({ top: y, behavior: "instant" });
     await frame();

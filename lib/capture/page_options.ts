@@ -10,7 +10,13 @@ import { TimeoutError } from "puppeteer-core";
 import { ApiError } from "../errors.ts";
 import { adHidingCss } from "./adblock.ts";
 import { CONSENT_FALLBACK_CSS, installConsentHandler, settleConsent } from "./consent.ts";
-import { elementArea, fullPageArea, nudgeLazyContent, type ShotArea } from "./full_page.ts";
+import {
+  elementArea,
+  fullPageArea,
+  LAZY_HINTS_SCRIPT,
+  nudgeLazyContent,
+  type ShotArea,
+} from "./full_page.ts";
 import type { CaptureOptions } from "./options.ts";
 
 // Consent dialogs get at most this long to be answered (within the capture budget).
@@ -52,6 +58,7 @@ export async function prepareOptions(page: Page, options: CaptureOptions): Promi
     await page.setViewport({ ...viewport, deviceScaleFactor: options.scale });
   }
   if (options.hideCookieBanners) await installConsentHandler(page);
+  if (options.fullPage) await page.evaluateOnNewDocument(LAZY_HINTS_SCRIPT);
 }
 
 /** After load: waits for waitForSelector to match a visible element; 408 past the budget. */

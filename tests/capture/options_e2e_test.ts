@@ -58,6 +58,12 @@ Deno.test("capture options render what they promise, pixel for pixel", async (t)
       assert.equal(pages.hits.get("/img/green.svg"), 1);
     });
 
+    await t.step("fullPage: content an IntersectionObserver reveals is scrolled into", async () => {
+      const { image } = await capture("/observed", { fullPage: true });
+      assert.deepEqual([image.width, image.height], [1920, 5300]);
+      assert.deepEqual(image.rgb(960, 4150), GREEN, "the observer saw the block");
+    });
+
     await t.step("fullPage: a 40000 px page is cut at 16384 px and says truncated", async () => {
       const { json, image } = await capture("/huge", { fullPage: true });
       assert.deepEqual([image.width, image.height], [1920, 16384]);

@@ -24,7 +24,8 @@ export const TEST_FILTER_LIST = "! Title: shotline test list\n/ads/banner.\n##.a
 
 /**
  * Routes: /long (5000 px: white, 200 px blue band at the bottom), /huge (40000 px of 1000 px
- * stripes), /lazy (a lazy green image at 4000 px), /card (a 400x300 green box at y 1500),
+ * stripes), /lazy (a lazy green image at 4000 px), /observed (a block at 4000 px that an
+ * IntersectionObserver turns from red to green), /card (a 400x300 green box at y 1500),
  * /strip (a red strip at the top), /late (a blue block added after 800 ms), /changes (red,
  * green after 600 ms), /ads (an ad slot and an ad image), /onetrust, /didomi, /cookiebot
  * (consent dialogs mimicking those platforms' markup), /filters.txt (TEST_FILTER_LIST).
@@ -35,6 +36,20 @@ export function optionRoutes(consentChoices: string[]): Record<string, Route> {
   const dialog = (id: string, inner: string) =>
     `<div id="${id}" data-dialog style="position:fixed;left:0;right:0;bottom:0;height:400px;` +
     `background:#ff0000;z-index:10">${inner}</div>`;
+  /** A platform's wrapper holding its dialog, whose reject button reports `choice`. */
+  const consentPage = (
+    wrapper: string,
+    dialogId: string,
+    buttons: { accept: string; reject: string; choice: string },
+  ) =>
+    html(
+      band(1080, "#ffffff") + wrapper +
+        dialog(
+          dialogId,
+          `<button id="${buttons.accept}">Accept</button><button id="${buttons.reject}" ` +
+            `onclick='${recordChoice(buttons.choice)}'>Reject</button>`,
+        ) + `</div>`,
+    );
   return {
     "/long": () => html(band(4800, "#ffffff") + band(200, "#0000ff")),
     "/huge": () => html(stripes(40)),
@@ -45,6 +60,13 @@ export function optionRoutes(consentChoices: string[]): Record<string, Route> {
           band(1000, "#ffffff"),
       ),
     "/img/green.svg": () => svg("#00ff00"),
+    "/observed": () =>
+      html(
+        band(4000, "#ffffff") + band(300, "#ff0000", `id="target"`) + band(1000, "#ffffff") +
+          `<script>new IntersectionObserver((entries) => { for (const e of entries) ` +
+          `if (e.isIntersecting) e.target.style.background = "#00ff00"; }).observe(target);` +
+          `</script>`,
+      ),
     "/card": () =>
       html(
         band(1500, "#ffffff") +
@@ -81,28 +103,18 @@ export function optionRoutes(consentChoices: string[]): Record<string, Route> {
       new Response(TEST_FILTER_LIST, { headers: { "content-type": "text/plain" } }),
     // OneTrust's banner with its reject button (what its SDK renders).
     "/onetrust": () =>
-      html(
-        band(1080, "#ffffff") + `<div id="onetrust-consent-sdk">` +
-          dialog(
-            "onetrust-banner-sdk",
-            `<button id="onetrust-accept-btn-handler">Accept</button>` +
-              `<button id="onetrust-reject-all-handler" onclick='${
-                recordChoice("onetrust-reject")
-              }'>Reject all</button>`,
-          ) + `</div>`,
-      ),
+      consentPage(`<div id="onetrust-consent-sdk">`, "onetrust-banner-sdk", {
+        accept: "onetrust-accept-btn-handler",
+        reject: "onetrust-reject-all-handler",
+        choice: "onetrust-reject",
+      }),
     // Didomi's host and notice with its disagree button.
     "/didomi": () =>
-      html(
-        band(1080, "#ffffff") + `<div id="didomi-host">` +
-          dialog(
-            "didomi-notice",
-            `<button id="didomi-notice-agree-button">Agree</button>` +
-              `<button id="didomi-notice-disagree-button" onclick='${
-                recordChoice("didomi-disagree")
-              }'>Disagree</button>`,
-          ) + `</div>`,
-      ),
+      consentPage(`<div id="didomi-host">`, "didomi-notice", {
+        accept: "didomi-notice-agree-button",
+        reject: "didomi-notice-disagree-button",
+        choice: "didomi-disagree",
+      }),
     // Cookiebot's dialog without its script API: only the cosmetic fallback can hide it.
     "/cookiebot": () =>
       html(band(1080, "#ffffff") + dialog("CybotCookiebotDialog", "<p>We use cookies</p>")),
