@@ -48,7 +48,8 @@ const logDir = await Deno.makeTempDir({ prefix: "shotline-bench-options-" });
 const service = await startService({
   ALLOW_PRIVATE_NETWORK: "true",
   RATE_LIMIT_PER_MINUTE: "100000",
-  KV_PATH: ":memory:",
+  // A file, as in production: an in-memory KV would count the cached PNGs as service RSS.
+  KV_PATH: `${logDir}/kv.sqlite3`,
   LOG_LEVEL: "warn",
   // Never the public lists from a bench: a loopback one.
   ADBLOCK_LIST_URLS: `${tallOrigin}/list.txt`,

@@ -98,12 +98,28 @@ const remaining = (budgetEnd: number, cap: number) =>
  * area to shoot (null clip: the viewport, as for a plain capture).
  */
 export async function finishOptions(page: Page, context: FinishContext): Promise<ShotArea> {
-  const { options, engine, budgetEnd } = context;
+  const { options, budgetEnd } = context;
   if (options.hideCookieBanners) await settleConsent(page, remaining(budgetEnd, CONSENT_BUDGET_MS));
   if (options.delayMs) {
     const wait = remaining(budgetEnd, options.delayMs);
     await new Promise((resolve) => setTimeout(resolve, wait));
   }
+  try {
+    return await prepareShot(page, context);
+  } catch (error) {
+    // Some consent platforms reload the page once the choice is made: shoot the new document.
+    if (!/Execution context was destroyed|Cannot find context/.test(String(error))) throw error;
+    await page.waitForNavigation({
+      waitUntil: "load",
+      timeout: Math.max(1, remaining(budgetEnd, CONSENT_BUDGET_MS)),
+    }).catch(() => {});
+    return await prepareShot(page, context);
+  }
+}
+
+/** Nudges a full page, adds the hiding stylesheet and measures the area to shoot. */
+async function prepareShot(page: Page, context: FinishContext): Promise<ShotArea> {
+  const { options, engine, budgetEnd } = context;
   if (options.fullPage) {
     await nudgeLazyContent(page, {
       scale: options.scale ?? 1,
