@@ -110,16 +110,19 @@ async function time(work: () => Promise<{ bytes: number; height: number }>) {
   return { ms: performance.now() - started, ...result };
 }
 
-/** Interleaved rounds of every tool on one URL after an untimed warm-up; medians per tool. */
+/** Rounds of every tool on one URL (order rotating) after an untimed warm-up; medians. */
 async function sideBySide(url: string, tools: Record<string, Tool>) {
   const runs: Record<string, { ms: number[]; bytes: number; height: number }> = {};
   for (const [name, run] of Object.entries(tools)) {
     const first = await run(url);
     runs[name] = { ms: [], bytes: first.bytes, height: first.height };
   }
+  const names = Object.keys(tools);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, run] of Object.entries(tools)) {
-      const { ms, bytes, height } = await time(() => run(url));
+    // The order rotates: a tool that closes a browser leaves work behind for whoever runs next.
+    const order = [...names.slice(round % names.length), ...names.slice(0, round % names.length)];
+    for (const name of order) {
+      const { ms, bytes, height } = await time(() => tools[name](url));
       Object.assign(runs[name], { bytes, height });
       runs[name].ms.push(ms);
     }
@@ -135,7 +138,7 @@ const kb = (bytes: number) => (bytes / 1024).toFixed(0);
 try {
   console.log(`Load average at start: ${loadAverage()}\n`);
   console.log(
-    `(a) fullPage, 1920 px wide PNG, medians of ${ROUNDS} interleaved rounds\n\n` +
+    `(a) fullPage, 1920 px wide PNG, medians of ${ROUNDS} rounds (tool order rotating)\n\n` +
       "| page (height) | service ms | CDP floor ms | capture-website reused ms | " +
       "capture-website ms | service / floor | capture-website / service | " +
       "capture-website reused / service | PNG KB service / floor / capture-website |\n" +

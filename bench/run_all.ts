@@ -4,7 +4,7 @@
  *
  *   deno task bench [name ...]     e.g. `deno task bench export proxy`
  */
-const ALL = ["capture", "export", "proxy", "store"];
+const ALL = ["capture", "capture_options", "export", "proxy", "store"];
 const chosen = Deno.args.length ? Deno.args : ALL;
 
 let failed = 0;
