@@ -1,4 +1,5 @@
 import { createApp } from "./app.ts";
+import { createAdFilters } from "./lib/capture/adblock_lists.ts";
 import { createCaptureBackends } from "./lib/capture/backends.ts";
 import { createImageExporter } from "./lib/codecs/exporter.ts";
 import { CONFIG_VARIABLES, ConfigError, parseConfig } from "./lib/config.ts";
@@ -28,11 +29,20 @@ async function main() {
   const store = await openStore(config, clock, log);
   // sharp when FFI allows it, else the wasm Worker pool; warmed before the first request.
   const exporter = await createImageExporter({ log });
+  // The blockAds filter lists load in the background; captures with blockAds answer 503 until then.
+  const adFilters = createAdFilters({
+    urls: config.ADBLOCK_LIST_URLS,
+    store,
+    log,
+    clock,
+    fetch: globalThis.fetch,
+  });
+  void adFilters.start();
   // Local Chromium first, BROWSER_WS_ENDPOINT behind it (or alone); started in the background,
   // and captures answer 503 while no backend can run.
   let capture;
   try {
-    capture = createCaptureBackends({ config, log });
+    capture = createCaptureBackends({ config, log, adFilters });
   } catch (error) {
     // EGRESS_PROXY_LISTEN cannot be bound: refuse to start rather than run remote captures open.
     console.error(error instanceof Error ? error.message : String(error));
@@ -48,6 +58,7 @@ async function main() {
     upstreams: DEFAULT_UPSTREAMS,
     exporter,
     capture,
+    adFilters,
   }));
 
   const gate = createDrainGate(app.fetch, config.PUBLIC_BASE_URL);
@@ -72,6 +83,7 @@ async function main() {
       ),
     ]);
     if (!drained) log.warn("drain timed out; closing with requests in flight");
+    adFilters.close();
     await store.close();
     await exporter.close();
     await capture.close(); // kills Chromium, stops the egress proxy, removes the profile

@@ -12,10 +12,10 @@ import type { Service } from "./load_service.ts";
 import { openCdpFloor } from "./cdp_floor.ts";
 import { median } from "./measure.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
+export const CHROMIUM = "/usr/bin/chromium";
 // The service's own launch flags (lib/capture/local/browser.ts) minus its egress proxy; puppeteer
 // adds its defaults to both, so the browsers differ only by the proxy.
-const FLAGS = [
+export const FLAGS = [
   "--disable-background-networking",
   "--disable-component-update",
   "--disable-sync",

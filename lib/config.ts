@@ -10,6 +10,10 @@ const integer = (min: number, max: number) => z.coerce.number().int().min(min).m
 
 const httpUrl = z.url({ protocol: /^https?$/ });
 
+// The public EasyList (ads) and EasyPrivacy (trackers) lists.
+const DEFAULT_ADBLOCK_LISTS = "https://easylist.to/easylist/easylist.txt," +
+  "https://easylist.to/easylist/easyprivacy.txt";
+
 const ConfigSchema = z.object({
   PORT: integer(0, 65535).default(8000),
   HOST: z.string().min(1).default("0.0.0.0"),
@@ -59,6 +63,15 @@ const ConfigSchema = z.object({
     /^http:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}\/?$/,
     "expected http://host:port (no credentials or path)",
   ).transform((v) => v.replace(/\/$/, "")).optional(),
+  ADBLOCK_LIST_URLS: z.string().min(1).default(DEFAULT_ADBLOCK_LISTS).transform((v, ctx) => {
+    const urls = v.split(",").map((s) => s.trim()).filter(Boolean);
+    for (const url of urls) {
+      if (!httpUrl.safeParse(url).success) {
+        ctx.addIssue({ code: "custom", message: `"${url}" is not an http or https URL` });
+      }
+    }
+    return urls;
+  }),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 

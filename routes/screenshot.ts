@@ -1,7 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Buffer } from "node:buffer";
+import { requireEngine } from "../lib/capture/adblock.ts";
+import { canonicalOptions, hasOptions } from "../lib/capture/options.ts";
 import { parseTargetUrl } from "../lib/capture/target_url.ts";
 import { targetLogFields } from "../lib/capture/log_target.ts";
+import { readImageInfo } from "../lib/codecs/image_info.ts";
 import { ApiError } from "../lib/errors.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
 import { enforceCaptureRateLimit } from "../lib/http/rate_limit.ts";
@@ -25,8 +28,10 @@ const captureRoute = createRoute({
   tags: ["Capture"],
   summary: "Capture a web page as a PNG",
   description: "Renders the page in a fresh browser context and returns the PNG base64-encoded. " +
-    "Captures are cached per normalised URL, device type and colour scheme; `forceRefresh` " +
-    "renders anew and replaces the entry. Limited per client IP over a sliding 60 s window " +
+    "Optional fields take the whole page, a sharper scale, one element, hide elements, ads " +
+    "and consent dialogs, or wait for an element or a delay. Captures are cached per " +
+    "normalised URL, device type, colour scheme and the options that differ from their " +
+    "defaults; `forceRefresh` renders anew and replaces the entry. Limited per client IP over a sliding 60 s window " +
     "(cache hits count).",
   request: {
     body: {
@@ -47,14 +52,15 @@ const captureRoute = createRoute({
       },
       405: { when: "Any method but POST.", codes: ["method_not_allowed"] },
       408: {
-        when: "The page did not load within the page-load budget.",
+        when: "The page did not load, or waitForSelector did not match, within the budget.",
         codes: ["upstream_timeout"],
       },
       413: { when: "The JSON body is over 64 KiB.", codes: ["invalid_request"] },
       429: { when: "Per-IP limit exceeded.", codes: ["rate_limited"] },
       500: { when: "The page could not be loaded or captured.", codes: ["upstream_failed"] },
       503: {
-        when: "No capture backend can run, or the capture queue is full (see Retry-After).",
+        when: "No capture backend can run, the capture queue is full (see Retry-After), or " +
+          "blockAds was asked for while no filter list is loaded.",
         codes: ["upstream_unavailable"],
       },
     }),
@@ -80,24 +86,30 @@ export function createScreenshotRouter() {
   router.openapi(
     captureRoute,
     async (c) => {
-      const { config, screenshots } = c.var.deps;
+      const { config, screenshots, adFilters } = c.var.deps;
       const body = c.req.valid("json");
+      const { url: sentUrl, deviceType, colorScheme, forceRefresh = false, ...requested } = body;
+      // Defaults dropped: a request without options is the very job it always was.
+      const options = canonicalOptions(requested);
       let outcome;
       let url: string;
       try {
-        url = parseTargetUrl(body.url, { allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK });
+        url = parseTargetUrl(sentUrl, { allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK });
         Object.assign(c.var.logFields, await targetLogFields(url));
+        // Before the quota: a capture that cannot block ads would only waste the client's turn.
+        if (body.blockAds) requireEngine(adFilters);
         // After validation, so refused requests do not use up the client's quota.
         await enforceCaptureRateLimit(c);
-        const { deviceType, colorScheme } = body;
-        const forceRefresh = body.forceRefresh ?? false;
-        const attributes = { deviceType, colorScheme, forceRefresh };
-        const target = url;
+        const job = { url, deviceType, colorScheme, ...(hasOptions(options) ? { options } : {}) };
+        const attributes = {
+          deviceType,
+          colorScheme,
+          forceRefresh,
+          scale: options.scale ?? 1,
+          fullPage: options.fullPage ?? false,
+        };
         outcome = await traced("capture", attributes, async (span) => {
-          const taken = await screenshots.take({ url: target, deviceType, colorScheme }, {
-            forceRefresh,
-            signal: c.req.raw.signal,
-          });
+          const taken = await screenshots.take(job, { forceRefresh, signal: c.req.raw.signal });
           span.setAttributes({ cached: taken.cached, backend: taken.strategy });
           return taken;
         });
@@ -106,12 +118,12 @@ export function createScreenshotRouter() {
         if (error instanceof ApiError) Object.assign(c.var.logFields, error.logDetail);
         throw error;
       }
-      const { deviceType, colorScheme } = body;
       const cache = outcome.cached ? "hit" : "miss";
       Object.assign(c.var.logFields, { cache, strategy: outcome.strategy });
       c.header("X-Cache", cache);
       if (outcome.targetStatus !== null) c.header("X-Target-Status", String(outcome.targetStatus));
       c.header("Cache-Control", "no-store");
+      const { width, height } = readImageInfo("png", outcome.png) ?? { width: 0, height: 0 };
       return c.json({
         screenshot: Buffer.from(outcome.png.buffer, outcome.png.byteOffset, outcome.png.byteLength)
           .toString("base64"),
@@ -120,6 +132,9 @@ export function createScreenshotRouter() {
         strategy: outcome.strategy,
         deviceType,
         colorScheme,
+        width,
+        height,
+        ...(outcome.truncated ? { truncated: true as const } : {}),
       }, 200);
     },
     (result) =>

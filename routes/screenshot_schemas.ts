@@ -1,4 +1,12 @@
 import { z } from "@hono/zod-openapi";
+import {
+  MAX_CAPTURE_HEIGHT,
+  MAX_CAPTURE_PIXELS,
+  MAX_DELAY_MS,
+  MAX_HIDE_SELECTORS,
+  MAX_SELECTOR_LENGTH,
+  SCALES,
+} from "../lib/capture/options.ts";
 import { COLOR_SCHEMES, DEVICE_TYPES } from "../lib/capture/types.ts";
 import { RATE_LIMIT_HEADERS } from "../lib/http/openapi_responses.ts";
 
@@ -22,6 +30,52 @@ export const ScreenshotRequestSchema = z.object({
     description: "true bypasses the cached capture and replaces it with a new render.",
     example: false,
   }),
+  fullPage: z.boolean().default(false).openapi({
+    description: "true captures the whole scrollable page, not just the viewport. Lazy " +
+      "content is nudged first (the page is scrolled through and its images awaited). A page " +
+      `taller than ${MAX_CAPTURE_HEIGHT} CSS px, or than ${MAX_CAPTURE_PIXELS} image pixels ` +
+      "in all (1920x16384), is cut there and the response says `truncated: true`.",
+    example: false,
+  }),
+  scale: z.number().pipe(z.literal(SCALES)).default(1).openapi({
+    type: "integer",
+    enum: [...SCALES],
+    default: 1,
+    description: "Device pixel ratio: desktop at 2 is 3840x2160, mobile at 3 is 1125x2001.",
+    example: 1,
+  }),
+  selector: z.string().min(1).max(MAX_SELECTOR_LENGTH).optional().openapi({
+    description: "CSS selector: capture only the first matching element's box (at `scale`). " +
+      "No match once the page is ready, or not valid CSS: 400 `invalid_request`.",
+    example: "main",
+  }),
+  hideSelectors: z.array(z.string().min(1).max(MAX_SELECTOR_LENGTH)).max(MAX_HIDE_SELECTORS)
+    .default([]).openapi({
+      description: `Up to ${MAX_HIDE_SELECTORS} CSS selectors of elements made invisible ` +
+        "(visibility: hidden) before the shot.",
+      example: [".chat-widget"],
+    }),
+  blockAds: z.boolean().default(false).openapi({
+    description: "true blocks ad and tracker requests and hides ad slots, with EasyList-syntax " +
+      "filter lists. 503 `upstream_unavailable` while the service has no list loaded.",
+    example: false,
+  }),
+  hideCookieBanners: z.boolean().default(false).openapi({
+    description: "true answers consent dialogs with reject where the platform allows it " +
+      "(DuckDuckGo autoconsent rules: OneTrust, Cookiebot, Didomi, Quantcast, TrustArc, " +
+      "Usercentrics and many more) and hides any that remain.",
+    example: false,
+  }),
+  waitForSelector: z.string().min(1).max(MAX_SELECTOR_LENGTH).optional().openapi({
+    description: "CSS selector: after load, wait until it matches a visible element. Not " +
+      "within the capture budget: 408 `upstream_timeout`.",
+    example: "#chart.ready",
+  }),
+  delayMs: z.int().min(0).max(MAX_DELAY_MS).default(0).openapi({
+    description: "Wait this long after the page is ready, before the shot; it ends at the " +
+      "capture budget at the latest.",
+    example: 0,
+  }),
 }).openapi("ScreenshotRequest", {
   example: { url: "https://example.com", deviceType: "desktop", colorScheme: "light" },
 });
@@ -29,7 +83,8 @@ export const ScreenshotRequestSchema = z.object({
 /** Body of a successful capture. */
 export const ScreenshotResponseSchema = z.object({
   screenshot: z.string().openapi({
-    description: "The PNG, base64-encoded, without a data-URI prefix; exactly the viewport size.",
+    description: "The PNG, base64-encoded, without a data-URI prefix: the viewport at `scale` " +
+      "unless fullPage or selector asked for more or less.",
     example: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4//8/AAX+Av4N70a4" +
       "AAAAAElFTkSuQmCC",
   }),
@@ -46,6 +101,12 @@ export const ScreenshotResponseSchema = z.object({
   }),
   deviceType: z.enum(DEVICE_TYPES).optional().openapi({ example: "desktop" }),
   colorScheme: z.enum(COLOR_SCHEMES).optional().openapi({ example: "light" }),
+  width: z.int().openapi({ description: "Width of the PNG in pixels.", example: 1920 }),
+  height: z.int().openapi({ description: "Height of the PNG in pixels.", example: 1080 }),
+  truncated: z.literal(true).optional().openapi({
+    description: "Present when a full page or element was taller than the cap and was cut.",
+    example: true,
+  }),
 }).openapi("ScreenshotResponse");
 
 /** Headers of a successful capture: cache, target status and the rate-limit state. */

@@ -8,6 +8,7 @@
 import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import type { AdFilters } from "./adblock_lists.ts";
 import { type Resolver, resolveWithDns } from "./network/address.ts";
 import { findChromium } from "./local/browser.ts";
 import { CHROMIUM_LOCAL, createChromiumCapturer } from "./local/capturer.ts";
@@ -42,6 +43,8 @@ export interface CaptureBackendsOptions {
   backoff?: Backoff;
   /** Whether auto-detection finds a local Chromium (test seam; CHROME_CANDIDATES by default). */
   localChromiumFound?: () => boolean;
+  /** The filter lists behind blockAds (ADBLOCK_LIST_URLS), shared by every backend. */
+  adFilters?: AdFilters;
 }
 
 // The fleet proxy's TCP connect budget, as the local proxy's: below the default capture timeout.
@@ -61,6 +64,7 @@ export function createCaptureBackends(options: CaptureBackendsOptions): Startabl
     denyCidrs: config.EGRESS_DENY_CIDRS,
     resolver,
     log,
+    adFilters: options.adFilters,
   };
   const backends: StartableCapturer[] = [];
   // An explicit CHROME_PATH is always honoured (a wrong one shows as "down" in /healthz); with

@@ -1,6 +1,7 @@
 import { withTimeout } from "../timeout.ts";
 import type { Logger } from "../log.ts";
 import type { Store, StoreKey } from "../store/store.ts";
+import { optionsDigest } from "./options.ts";
 import type { CaptureJob, CaptureResult } from "./types.ts";
 import { urlHash } from "./log_target.ts";
 
@@ -19,7 +20,7 @@ export interface CachedCapture extends CaptureResult {
 export interface CaptureCache {
   get(job: CaptureJob): Promise<CachedCapture | null>;
   set(job: CaptureJob, capture: CachedCapture): Promise<void>;
-  /** Removes every variant (device, scheme) of one normalised URL; returns the count. */
+  /** Removes every variant (device, scheme, options) of one normalised URL; returns the count. */
   purgeUrl(url: string): Promise<number>;
   /** Removes every cached capture; returns the count. */
   purgeAll(): Promise<number>;
@@ -41,9 +42,15 @@ export async function captureUrlKey(url: string): Promise<StoreKey> {
   return [ROOT, await urlHash(url)];
 }
 
-/** The cache key of one job: normalised URL, device type, colour scheme. */
+/**
+ * The cache key of one job: normalised URL, device type, colour scheme, plus a digest of the
+ * non-default options when there are any (so a plain capture keeps the key it always had, and
+ * every option variant still sits under the URL's prefix for purging).
+ */
 export async function captureKey(job: CaptureJob): Promise<StoreKey> {
-  return [...await captureUrlKey(job.url), job.deviceType, job.colorScheme];
+  const digest = await optionsDigest(job.options);
+  const key = [...await captureUrlKey(job.url), job.deviceType, job.colorScheme];
+  return digest ? [...key, digest] : key;
 }
 
 /** Captures in the store; store failures are logged and behave as a miss or a skipped write. */
@@ -59,7 +66,7 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
           "capture cache read",
         );
         if (!blob) return null;
-        const { strategy, capturedAt, targetStatus } = blob.meta;
+        const { strategy, capturedAt, targetStatus, truncated } = blob.meta;
         // A record from another version of the service is a miss, not a crash.
         if (typeof strategy !== "string" || typeof capturedAt !== "number") return null;
         return {
@@ -67,6 +74,7 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
           strategy,
           capturedAt,
           targetStatus: typeof targetStatus === "number" ? targetStatus : null,
+          ...(truncated === true ? { truncated } : {}),
         };
       } catch (error) {
         log.warn("capture cache read failed", { error });
@@ -81,6 +89,8 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
           strategy: capture.strategy,
           capturedAt: capture.capturedAt,
           targetStatus: capture.targetStatus,
+          // Only when set, so a plain capture's record is byte for byte what it always was.
+          ...(capture.truncated ? { truncated: true } : {}),
         };
         await withTimeout(
           store.setBlob(await captureKey(job), { bytes: capture.png, meta }, ttlMs),

@@ -3,9 +3,12 @@
  * the timeout; after that every wait is bounded and the capture is a best attempt of what is
  * there, never a failure.
  */
+import type { FiltersEngine } from "@ghostery/adblocker";
 import type { HTTPRequest, HTTPResponse, Page } from "puppeteer-core";
 import { ApiError } from "../errors.ts";
 import { withTimeout } from "../timeout.ts";
+import type { CaptureOptions } from "./options.ts";
+import { finishOptions, prepareOptions, waitForOption } from "./page_options.ts";
 import type { EgressSession } from "./network/egress_proxy.ts";
 import { EGRESS_MARKER_HEADER } from "./network/egress_proxy.ts";
 import { refusalError } from "./errors.ts";
@@ -28,18 +31,31 @@ const SCREENSHOT_TIMEOUT_MS = 10_000;
 export interface Rendered {
   png: Uint8Array;
   targetStatus: number | null;
+  /** A full page or element was cut at the size cap. */
+  truncated?: boolean;
 }
 
-/** Navigates, settles and shoots the viewport; throws for what the caller maps to API errors. */
-export async function render(
-  page: Page,
+export interface RenderRequest {
   // Only its refusals are read: the remote backend passes its request guard here.
-  session: Pick<EgressSession, "refusals">,
-  url: string,
-  timeoutMs: number,
-): Promise<Rendered> {
+  session: Pick<EgressSession, "refusals">;
+  url: string;
+  /** CAPTURE_TIMEOUT_MS: the document's budget, and the budget of every option's wait. */
+  timeoutMs: number;
+  options?: CaptureOptions;
+  /** The ad filter engine (blockAds hides ad slots with it). */
+  engine?: FiltersEngine | null;
+}
+
+/**
+ * Navigates, settles, applies the options and shoots (the viewport unless an option says
+ * otherwise); throws for what the caller maps to API errors.
+ */
+export async function render(page: Page, request: RenderRequest): Promise<Rendered> {
+  const { session, url, timeoutMs, options = {}, engine } = request;
+  const budgetEnd = performance.now() + timeoutMs;
   const network = trackNetwork(page, url);
   try {
+    await prepareOptions(page, options);
     const response = await traced(
       "capture.navigation",
       {},
@@ -50,6 +66,7 @@ export async function render(
     const deadline = performance.now() + SETTLE_BUDGET_MS;
     await traced("capture.readiness_wait", {}, async () => {
       await settleAssets(page, Math.min(ASSETS_BUDGET_MS, SETTLE_BUDGET_MS));
+      await waitForOption(page, options, budgetEnd);
       await network.quiet(deadline);
     });
     // A script may have navigated after DOMContentLoaded; judge the document we will shoot.
@@ -57,20 +74,27 @@ export async function render(
     if (page.mainFrame().url().startsWith("chrome-error:")) {
       throw new Error(`net::ERR_FAILED after a later navigation of ${url}`);
     }
+    const { clip, truncated } = await finishOptions(page, { options, engine, budgetEnd });
     const png = await withTimeout(
-      traced(
-        "capture.screenshot",
-        {},
-        () =>
-          page.screenshot({ type: "png", optimizeForSpeed: true, captureBeyondViewport: false }),
-      ),
+      traced("capture.screenshot", {}, () =>
+        page.screenshot({
+          type: "png",
+          optimizeForSpeed: true,
+          // A full page or element is drawn beyond the viewport without resizing it, so the
+          // layout (100vh sections, fixed headers) stays what the viewport shows.
+          ...(clip ? { clip, captureBeyondViewport: true } : { captureBeyondViewport: false }),
+        })),
       SCREENSHOT_TIMEOUT_MS,
       () =>
         new ApiError(408, "upstream_timeout", "The page did not paint in time.", {
           hint: "The target kept the browser busy (a script that never yields); try again later.",
         }),
     );
-    return { png: new Uint8Array(png), targetStatus: network.mainResponse?.status() ?? null };
+    return {
+      png: new Uint8Array(png),
+      targetStatus: network.mainResponse?.status() ?? null,
+      ...(truncated ? { truncated } : {}),
+    };
   } catch (error) {
     // Chromium reports a destination the proxy refused only as a generic tunnel or proxy error.
     const refusal = /net::ERR_/.test(String(error)) && navigationRefusal(network, session);

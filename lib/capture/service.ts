@@ -2,6 +2,7 @@ import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Clock } from "../store/store.ts";
 import type { CachedCapture, CaptureCache } from "./cache.ts";
+import { optionsDigest } from "./options.ts";
 import { createCaptureSlots } from "./slots.ts";
 import type { CaptureJob, Capturer } from "./types.ts";
 import { METRICS } from "../telemetry/metrics.ts";
@@ -169,7 +170,8 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
         if (hit) return { ...hit, cached: true };
       }
       if (signal?.aborted) throw cancelledError();
-      const key = `${job.url}\n${job.deviceType}\n${job.colorScheme}`;
+      const key = `${job.url}\n${job.deviceType}\n${job.colorScheme}\n` +
+        (await optionsDigest(job.options) ?? "");
       let flight = flights.get(key);
       // Plain requests join any render of the key. A forceRefresh request joins only a render
       // started for another forceRefresh (a burst of identical refreshes renders once): a

@@ -1,4 +1,5 @@
 /** The capture contract shared by the browser backends and the screenshot service. */
+import type { CaptureOptions } from "./options.ts";
 
 export const DEVICE_TYPES = ["desktop", "mobile"] as const;
 export type DeviceType = typeof DEVICE_TYPES[number];
@@ -17,6 +18,8 @@ export interface CaptureJob {
   url: string;
   deviceType: DeviceType;
   colorScheme: ColorScheme;
+  /** Full page, scale, element, hiding, ads, consent, waits; absent = a plain viewport shot. */
+  options?: CaptureOptions;
 }
 
 export interface CaptureResult {
@@ -25,6 +28,8 @@ export interface CaptureResult {
   strategy: string;
   /** HTTP status of the main document, or null when unknown. */
   targetStatus: number | null;
+  /** True when a full page or element was taller than the cap and was cut. */
+  truncated?: boolean;
 }
 
 export interface CaptureBackendStatus {

@@ -1,5 +1,6 @@
 import { type CaptureCache, captureCacheOf } from "../capture/cache.ts";
 import { createScreenshotService, type ScreenshotService } from "../capture/service.ts";
+import type { AdFilters } from "../capture/adblock_lists.ts";
 import type { Capturer } from "../capture/types.ts";
 import type { ImageExporter } from "../codecs/exporter.ts";
 import type { Config } from "../config.ts";
@@ -28,6 +29,8 @@ export interface AppParts {
   capture: Capturer;
   /** Recompresses uploads for POST /api/export (sharp or the wasm Worker pool). */
   exporter: ImageExporter;
+  /** The filter lists behind blockAds; absent, blockAds answers 503. */
+  adFilters?: AdFilters;
 }
 
 /** Everything a handler may use: the parts plus the services built on them, once per app. */

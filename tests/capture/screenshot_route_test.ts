@@ -16,10 +16,13 @@ Deno.test("a desktop capture is a 1920x1080 PNG with its metadata and headers", 
       "cached",
       "colorScheme",
       "deviceType",
+      "height",
       "screenshot",
       "strategy",
       "url",
+      "width",
     ]);
+    assert.deepEqual([body.width, body.height], [1920, 1080]);
     assert.equal(body.url, "https://example.com/page?q=1");
     assert.equal(body.cached, false);
     assert.equal(body.strategy, "test-solid");

@@ -1,4 +1,5 @@
 import { createApp } from "../../app.ts";
+import { createAdFilters } from "../../lib/capture/adblock_lists.ts";
 import { createCaptureBackends } from "../../lib/capture/backends.ts";
 import { type AppParts, assembleServices } from "../../lib/http/app_env.ts";
 import { createWasmExporter } from "../../lib/codecs/exporter.ts";
@@ -27,18 +28,26 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const clock = options.deps?.clock ?? { now: () => Date.now() };
   const kv = await Deno.openKv(":memory:");
   const config = parseConfig(options.env ?? {});
+  const store = options.deps?.store ?? createKvStore(kv, clock);
+  // Filter lists only when the test names its own (loopback) lists: never the public defaults.
+  const adFilters = options.deps?.adFilters ??
+    (options.env?.ADBLOCK_LIST_URLS
+      ? createAdFilters({ urls: config.ADBLOCK_LIST_URLS, store, log, clock, fetch })
+      : undefined);
+  if (!options.deps?.adFilters) await adFilters?.start();
   const deps = assembleServices({
     config,
-    store: createKvStore(kv, clock),
+    store,
     log,
     clock,
     fetch: globalThis.fetch,
     upstreams: DEFAULT_UPSTREAMS,
     // Real Chromium behind the egress proxy (plus BROWSER_WS_ENDPOINT if the env sets it),
     // launched or connected only if a test captures; close() ends it.
-    capture: options.deps?.capture ?? createCaptureBackends({ config, log }),
+    capture: options.deps?.capture ?? createCaptureBackends({ config, log, adFilters }),
     // wasm path; its Workers start only if a test exports, and close() stops them.
     exporter: createWasmExporter(),
+    adFilters,
     ...options.deps,
   });
   const app = createApp(deps);
@@ -48,6 +57,7 @@ export async function createTestApp(options: TestAppOptions = {}) {
     log,
     /** Closes the in-memory KV (through the store when the default store was used). */
     async close() {
+      if (!options.deps?.adFilters) adFilters?.close();
       if (options.deps?.store) kv.close();
       else await deps.store.close();
       if (!options.deps?.exporter) await deps.exporter.close();

@@ -11,6 +11,8 @@ import type { Dialer } from "../network/egress_policy.ts";
 import { createEgressProxy, type EgressSession } from "../network/egress_proxy.ts";
 import { type ContextOpener, createPagePool, type PagePool } from "./page_pool.ts";
 import { runBoundarySelfTest, warnIfUntested } from "./self_test.ts";
+import { adRequestBlocker, interceptRequests, requireEngine } from "../adblock.ts";
+import type { AdFilters } from "../adblock_lists.ts";
 import { render } from "../render.ts";
 import { redactUrls } from "../log_target.ts";
 import { closeOpenedTargets } from "../page_lockdown.ts";
@@ -45,6 +47,8 @@ export interface ChromiumCapturerOptions {
   denyCidrs?: readonly Cidr[];
   /** CAPTURE_BYTE_BUDGET: bytes one capture may download before its page is cut off. */
   byteBudget?: number;
+  /** The filter lists behind blockAds. */
+  adFilters?: AdFilters;
 }
 
 /** The Capturer plus the lifecycle hooks main.ts and the tests use. */
@@ -138,8 +142,17 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
         const onAbort = () => void slot.context.close().catch(() => {});
         signal?.addEventListener("abort", onAbort, { once: true });
         try {
-          const { png, targetStatus } = await render(slot.page, slot.session, job.url, timeoutMs);
-          return { png, targetStatus, strategy: CHROMIUM_LOCAL };
+          const engine = job.options?.blockAds ? requireEngine(options.adFilters) : null;
+          // The egress proxy is this backend's boundary, so the ad filter intercepts alone.
+          if (engine) await interceptRequests(slot.page, adRequestBlocker(engine, slot.page));
+          const rendered = await render(slot.page, {
+            session: slot.session,
+            url: job.url,
+            timeoutMs,
+            options: job.options,
+            engine,
+          });
+          return { ...rendered, strategy: CHROMIUM_LOCAL };
         } finally {
           signal?.removeEventListener("abort", onAbort);
           pool.release(slot);

@@ -182,7 +182,7 @@ async function expectFailure(
 ): Promise<void> {
   let failure: ApiError | null = null;
   try {
-    await render(page, session, expected.url, STEP_TIMEOUT_MS);
+    await render(page, { session, url: expected.url, timeoutMs: STEP_TIMEOUT_MS });
   } catch (error) {
     failure = captureFailure(error, {
       url: expected.url,

@@ -25,8 +25,11 @@ export interface RequestGuard {
   readonly refusals: readonly EgressRefusal[];
   /** Judges the capture's own URL before navigation; throws the API error of a refusal. */
   checkTarget(url: string): Promise<void>;
-  /** Intercepts every request of `page`: allowed ones continue, forbidden ones are aborted. */
-  attach(page: Page): Promise<void>;
+  /**
+   * Intercepts every request of `page`: allowed ones continue, forbidden ones are aborted, and
+   * so are those `blocked` matches (blockAds), which never need a lookup.
+   */
+  attach(page: Page, options?: { blocked?: (request: HTTPRequest) => boolean }): Promise<void>;
 }
 
 export interface RequestGuardOptions {
@@ -83,10 +86,11 @@ export function createRequestGuard(options: RequestGuardOptions): RequestGuard {
     log.debug("remote request refused", { ...refusal });
   };
 
-  const decide = async (request: HTTPRequest) => {
-    const verdict = judge(request.url());
+  const decide = async (request: HTTPRequest, blocked?: (request: HTTPRequest) => boolean) => {
+    const verdict = allowPrivateNetwork ? "local" : judge(request.url());
     let allowed: boolean;
-    if (verdict === "local") allowed = true;
+    if (safely(blocked, request)) allowed = false;
+    else if (verdict === "local") allowed = true;
     else if (verdict === "refuse") allowed = false;
     else {
       const checked = await verdict;
@@ -108,14 +112,25 @@ export function createRequestGuard(options: RequestGuardOptions): RequestGuard {
       refuse(checked.refusal);
       throw refusalError(checked.refusal);
     },
-    async attach(page) {
-      if (allowPrivateNetwork) return;
-      // A service worker would answer the page's requests out of sight of the interception.
-      // (Interception never sees WebSocket, WebTransport or WebRTC either: the capturer takes
-      // those from the page with lockDownPage.)
-      await page.setBypassServiceWorker(true);
-      page.on("request", (request) => void decide(request));
+    async attach(page, { blocked } = {}) {
+      if (allowPrivateNetwork && !blocked) return;
+      if (!allowPrivateNetwork) {
+        // A service worker would answer the page's requests out of sight of the interception.
+        // (Interception never sees WebSocket, WebTransport or WebRTC either: the capturer takes
+        // those from the page with lockDownPage.)
+        await page.setBypassServiceWorker(true);
+      }
+      page.on("request", (request) => void decide(request, blocked));
       await page.setRequestInterception(true);
     },
   };
+}
+
+/** A blocker that throws (a URL its parser rejects) blocks nothing. */
+function safely(blocked: ((request: HTTPRequest) => boolean) | undefined, request: HTTPRequest) {
+  try {
+    return blocked?.(request) ?? false;
+  } catch {
+    return false;
+  }
 }

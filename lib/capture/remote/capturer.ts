@@ -13,6 +13,8 @@ import type { Cidr } from "../network/cidr.ts";
 import { captureFailure } from "../errors.ts";
 import { emulateDevice, userAgentsOf } from "../local/page_pool.ts";
 import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
+import { adRequestBlocker, requireEngine } from "../adblock.ts";
+import type { AdFilters } from "../adblock_lists.ts";
 import { render } from "../render.ts";
 import { createRequestGuard } from "../network/request_guard.ts";
 import { enforceByteBudget } from "./byte_budget.ts";
@@ -52,6 +54,8 @@ export interface RemoteCapturerOptions {
   backoff?: Backoff;
   /** The egress proxy's listener for remote browsers (EGRESS_PROXY_URL); owned from here on. */
   fleetProxy?: FleetProxy;
+  /** The filter lists behind blockAds. */
+  adFilters?: AdFilters;
 }
 
 /** The Capturer plus `start()`, which connects every endpoint (failures only logged). */
@@ -185,11 +189,21 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           async () => emulateDevice(page, job.deviceType, job.colorScheme, await agentsOf(browser)),
         );
         if (options.byteBudget) await enforceByteBudget(page, options.byteBudget, log);
+        const engine = job.options?.blockAds ? requireEngine(options.adFilters) : null;
+        const blocked = engine ? adRequestBlocker(engine, page) : undefined;
+        // One interception decides each request: the proxy guard's or the request guard's, with
+        // the ad filter inside it.
         if (session) {
-          await guardProxiedPage(page, { credentials: session.credentials, log });
-        } else await guard.attach(page);
-        const { png, targetStatus } = await render(page, session ?? guard, job.url, timeoutMs);
-        return { png, targetStatus, strategy: CHROMIUM_REMOTE };
+          await guardProxiedPage(page, { credentials: session.credentials, log, blocked });
+        } else await guard.attach(page, { blocked });
+        const rendered = await render(page, {
+          session: session ?? guard,
+          url: job.url,
+          timeoutMs,
+          options: job.options,
+          engine,
+        });
+        return { ...rendered, strategy: CHROMIUM_REMOTE };
       } catch (error) {
         signal?.throwIfAborted();
         const failure = !(error instanceof ApiError) && !browser.connected

@@ -17,9 +17,21 @@ import type { ProxyCredentials } from "../network/proxy_auth.ts";
  */
 export async function guardProxiedPage(
   page: Page,
-  options: { credentials: ProxyCredentials; log: Logger },
+  options: {
+    credentials: ProxyCredentials;
+    log: Logger;
+    /** Requests to drop besides navigations away (blockAds). */
+    blocked?: (request: HTTPRequest) => boolean;
+  },
 ): Promise<void> {
   const { log } = options;
+  const blocked = (request: HTTPRequest) => {
+    try {
+      return options.blocked?.(request) ?? false;
+    } catch {
+      return false; // A filter that throws must not stall the page's request.
+    }
+  };
   let committed = false;
   page.on("framenavigated", (frame) => {
     if (frame === page.mainFrame() && frame.url() !== "about:blank") committed = true;
@@ -30,7 +42,12 @@ export async function guardProxiedPage(
     if (away) log.debug("remote capture navigated away; refused");
     // "aborted" drops the navigation without an error page, so the checked document stays.
     // The page may be gone by now (capture over, context closed): nothing left to decide.
-    void (away ? request.abort("aborted") : request.continue()).catch(() => {});
+    const decision = away
+      ? request.abort("aborted")
+      : blocked(request)
+      ? request.abort("blockedbyclient")
+      : request.continue();
+    void decision.catch(() => {});
   };
   page.on("request", decide);
   await Promise.all([

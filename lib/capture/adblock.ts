@@ -1,0 +1,105 @@
+/**
+ * blockAds in the page: the filter engine (lib/capture/adblock_lists.ts) decides which requests
+ * never leave the browser and which elements are hidden before the shot.
+ */
+import { type FiltersEngine, Request as FilterRequest } from "@ghostery/adblocker";
+import type { HTTPRequest, Page } from "puppeteer-core";
+import { ApiError } from "../errors.ts";
+import type { AdFilters } from "./adblock_lists.ts";
+
+/** Decides whether one request of the page is dropped. */
+export type RequestBlocker = (request: HTTPRequest) => boolean;
+
+/** 503 for blockAds while no filter list was ever loaded. */
+export function filtersUnavailable(): ApiError {
+  return new ApiError(503, "upstream_unavailable", "The ad filter lists are not loaded.", {
+    hint: "blockAds needs the filter lists of ADBLOCK_LIST_URLS, which this instance has not " +
+      "been able to load yet; retry later, or capture without blockAds.",
+    headers: { "Retry-After": "30" },
+  });
+}
+
+/** The loaded engine, or the 503 that says none is. */
+export function requireEngine(filters: AdFilters | undefined): FiltersEngine {
+  const engine = filters?.engine();
+  if (!engine) throw filtersUnavailable();
+  return engine;
+}
+
+/**
+ * Drops the ad and tracker requests the engine matches. The page's own document is never
+ * dropped: the user asked for that page.
+ */
+export function adRequestBlocker(engine: FiltersEngine, page: Page): RequestBlocker {
+  return (request) => {
+    const frame = request.frame();
+    if (request.isNavigationRequest() && frame === page.mainFrame()) return false;
+    const { match } = engine.match(FilterRequest.fromRawDetails({
+      url: request.url(),
+      sourceUrl: frame?.url() || page.url(),
+      type: request.resourceType(),
+    }));
+    return match;
+  };
+}
+
+/**
+ * Request interception for a page that has no other interceptor (the local backend: its
+ * boundary is the egress proxy). The remote backend passes the blocker to its request guard
+ * instead, since one request can be decided only once.
+ */
+export async function interceptRequests(page: Page, blocked: RequestBlocker): Promise<void> {
+  page.on("request", (request) => {
+    let drop = false;
+    try {
+      drop = blocked(request);
+    } catch {
+      // A URL the engine cannot parse is not an ad it knows.
+    }
+    // The page may be gone by now (capture over, context closed): nothing left to decide.
+    void (drop ? request.abort("blockedbyclient") : request.continue()).catch(() => {});
+  });
+  await page.setRequestInterception(true);
+}
+
+// Runs in the page: the class names, ids and link targets the engine's element rules key on
+// (bounded, so a huge DOM cannot make a huge message).
+const DOM_FEATURES_SCRIPT = `(() => {
+  const classes = new Set(), ids = new Set(), hrefs = new Set();
+  const elements = document.querySelectorAll("[class], [id], a[href]");
+  for (let i = 0; i < elements.length && i < 20000; i++) {
+    const el = elements[i];
+    if (el.id) ids.add(el.id);
+    for (const name of el.classList) classes.add(name);
+    if (el.tagName === "A" && el.href) hrefs.add(el.href);
+  }
+  return { classes: [...classes], ids: [...ids], hrefs: [...hrefs].slice(0, 5000) };
+})()`;
+
+/** The engine's element-hiding stylesheet for the page as it stands (main frame). */
+export async function adHidingCss(engine: FiltersEngine, page: Page): Promise<string> {
+  const features = await page.evaluate(DOM_FEATURES_SCRIPT) as {
+    classes: string[];
+    ids: string[];
+    hrefs: string[];
+  };
+  const url = page.url();
+  let hostname = "";
+  try {
+    hostname = new URL(url).hostname;
+  } catch {
+    return "";
+  }
+  const { styles } = engine.getCosmeticsFilters({
+    url,
+    hostname,
+    domain: hostname,
+    ...features,
+    getBaseRules: true,
+    getInjectionRules: false,
+    getExtendedRules: false,
+    getRulesFromDOM: true,
+    getRulesFromHostname: true,
+  });
+  return styles;
+}

@@ -1,0 +1,129 @@
+/**
+ * The area a capture shoots when it is not the viewport: the whole page (after nudging lazy
+ * content into loading) or one element, cut at the size cap so a 40000 px page never asks
+ * Chromium for a bitmap it cannot hold.
+ */
+import type { Page } from "puppeteer-core";
+import { ApiError } from "../errors.ts";
+import { MAX_CAPTURE_HEIGHT, maxCaptureHeight } from "./options.ts";
+
+/** A rectangle in CSS pixels of the document (null: the viewport), and whether the cap cut it. */
+export interface ShotArea {
+  clip: { x: number; y: number; width: number; height: number } | null;
+  truncated: boolean;
+}
+
+// Runs in the page (kept as text: the service is not type-checked against the DOM).
+const DOC_HEIGHT = `Math.max(document.documentElement.scrollHeight,
+  document.body ? document.body.scrollHeight : 0)`;
+
+/**
+ * Runs in every document before its scripts when fullPage is on: notes whether the page made an
+ * IntersectionObserver or listens for scroll, the only ways script-driven lazy content can
+ * notice scrolling, so a page that does neither is not scrolled through for nothing.
+ */
+export const LAZY_HINTS_SCRIPT = `(() => {
+  const hints = { observers: 0, scrollListeners: 0 };
+  Object.defineProperty(window, "__shotlineLazyHints", { value: hints });
+  const Observer = window.IntersectionObserver;
+  if (Observer) {
+    window.IntersectionObserver = new Proxy(Observer, {
+      construct(target, args, newTarget) {
+        hints.observers++;
+        return Reflect.construct(target, args, newTarget);
+      },
+    });
+  }
+  const listen = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, ...rest) {
+    if (type === "scroll" || type === "wheel") hints.scrollListeners++;
+    return listen.call(this, type, ...rest);
+  };
+})();`;
+
+// Scrolls through the part that will be shot, one viewport per animation frame so scroll
+// handlers and IntersectionObservers see each band (unless the page has neither, nor lazy
+// frames), back to the top, then makes lazy images inside the shot load now and waits
+// (bounded) for them.
+const NUDGE_SCRIPT = `async (maxHeight, budget) => {
+  const end = performance.now() + budget;
+  const frame = () => new Promise((resolve) =>
+    requestAnimationFrame(() => setTimeout(resolve, 0)));
+  const hints = window.__shotlineLazyHints;
+  const scrolls = !hints || hints.observers > 0 || hints.scrollListeners > 0 ||
+    onscroll !== null || document.onscroll !== null ||
+    document.querySelector("iframe[loading=lazy]") !== null;
+  for (let y = innerHeight; scrolls && y < Math.min(${DOC_HEIGHT}, maxHeight); y += innerHeight) {
+    if (performance.now() > end) break;
+    scrollTo({ top: y, behavior: "instant" });
+    await frame();
+  }
+  scrollTo({ top: 0, behavior: "instant" });
+  const inShot = [...document.images].filter((img) => {
+    const r = img.getBoundingClientRect();
+    return r.bottom > 0 && r.top < maxHeight;
+  });
+  for (const img of inShot) if (img.loading === "lazy") img.loading = "eager";
+  const pending = inShot.filter((img) => !img.complete).map((img) => img.decode().catch(() => {}));
+  if (pending.length === 0) return;
+  const left = Math.max(0, end - performance.now());
+  await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, left))]);
+}`;
+
+function capFor(page: Page, scale: number): { width: number; cap: number } {
+  const width = page.viewport()?.width ?? 0;
+  return { width, cap: maxCaptureHeight(width, scale) };
+}
+
+/** Scrolls through the part of the page a full-page shot covers, so lazy content loads. */
+export async function nudgeLazyContent(
+  page: Page,
+  options: { scale: number; budgetMs: number },
+): Promise<void> {
+  if (options.budgetMs <= 0) return;
+  const { cap } = capFor(page, options.scale);
+  await page.evaluate(`(${NUDGE_SCRIPT})(${cap}, ${Math.round(options.budgetMs)})`);
+}
+
+/** The whole page from the top, the viewport's width, at most the cap tall. */
+export async function fullPageArea(page: Page, options: { scale: number }): Promise<ShotArea> {
+  const { width, cap } = capFor(page, options.scale);
+  const measured = await page.evaluate(DOC_HEIGHT);
+  const height = typeof measured === "number" && measured > 0 ? Math.ceil(measured) : cap;
+  return { clip: { x: 0, y: 0, width, height: Math.min(height, cap) }, truncated: height > cap };
+}
+
+// Runs in the page: the first match's box in document coordinates, or null.
+const ELEMENT_BOX_SCRIPT = `(selector) => {
+  const element = document.querySelector(selector);
+  if (!element) return null;
+  const r = element.getBoundingClientRect();
+  return { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height };
+}`;
+
+/** The first element matching `selector`, cut at the cap; 400 when there is none or it is empty. */
+export async function elementArea(
+  page: Page,
+  options: { selector: string; scale: number },
+): Promise<ShotArea> {
+  const { selector, scale } = options;
+  const box = await page.evaluate(
+    `(${ELEMENT_BOX_SCRIPT})(${JSON.stringify(selector)})`,
+  ) as ShotArea["clip"];
+  if (!box || box.width < 1 || box.height < 1) {
+    throw new ApiError(400, "invalid_request", "No visible element matches selector.", {
+      hint: `Nothing on the page matched "${selector}" with a non-empty box once the page was ` +
+        "ready; check the selector, or add waitForSelector for content that appears late.",
+    });
+  }
+  const x = Math.max(0, Math.floor(box.x));
+  const y = Math.max(0, Math.floor(box.y));
+  const fullWidth = Math.ceil(box.x + box.width) - x;
+  const fullHeight = Math.ceil(box.y + box.height) - y;
+  const width = Math.min(fullWidth, MAX_CAPTURE_HEIGHT);
+  const height = Math.min(fullHeight, maxCaptureHeight(width, scale));
+  return {
+    clip: { x, y, width, height },
+    truncated: width < fullWidth || height < fullHeight,
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * The optional capture options (full page, scale, one element, hidden elements, ads, consent
+ * dialogs, waits): their defaults, limits, and the canonical form that enters the cache key.
+ */
+
+export const SCALES = [1, 2, 3] as const;
+export type Scale = typeof SCALES[number];
+
+/** Longest selector accepted (selector, waitForSelector, each of hideSelectors). */
+export const MAX_SELECTOR_LENGTH = 256;
+/** Most selectors in hideSelectors. */
+export const MAX_HIDE_SELECTORS = 20;
+/** Longest delayMs. */
+export const MAX_DELAY_MS = 10_000;
+
+// A full page or element is cut at this many CSS pixels of height...
+export const MAX_CAPTURE_HEIGHT = 16_384;
+// ...and at this many image pixels (1920x16384), so scale 2 or 3 cannot ask Chromium for a
+// bitmap of several hundred megabytes.
+export const MAX_CAPTURE_PIXELS = 1920 * 16_384;
+
+/** What a request may ask for beyond url, device and colour scheme; every field optional. */
+export interface CaptureOptions {
+  fullPage?: boolean;
+  scale?: Scale;
+  selector?: string;
+  hideSelectors?: string[];
+  blockAds?: boolean;
+  hideCookieBanners?: boolean;
+  waitForSelector?: string;
+  delayMs?: number;
+}
+
+/** The value each option has when it is left out. */
+export const DEFAULT_OPTIONS: Required<Omit<CaptureOptions, "selector" | "waitForSelector">> = {
+  fullPage: false,
+  scale: 1,
+  hideSelectors: [],
+  blockAds: false,
+  hideCookieBanners: false,
+  delayMs: 0,
+};
+
+/**
+ * The options that differ from their defaults, keys sorted: `{}` for a plain capture, so the
+ * same request always gets the same cache key however it was spelled.
+ */
+export function canonicalOptions(options: CaptureOptions = {}): CaptureOptions {
+  const kept: Record<string, unknown> = {};
+  for (const key of Object.keys(options).sort() as (keyof CaptureOptions)[]) {
+    const value = options[key];
+    if (value === undefined || value === "") continue;
+    if (Array.isArray(value) && value.length === 0) continue;
+    if (key in DEFAULT_OPTIONS && value === DEFAULT_OPTIONS[key as keyof typeof DEFAULT_OPTIONS]) {
+      continue;
+    }
+    kept[key] = value;
+  }
+  return kept as CaptureOptions;
+}
+
+/** Whether a job asks for anything beyond a plain viewport capture. */
+export function hasOptions(options: CaptureOptions | undefined): boolean {
+  return Object.keys(canonicalOptions(options)).length > 0;
+}
+
+/**
+ * A short digest of the non-default options (SHA-256 of their canonical JSON, 32 hex
+ * characters), or null when there are none: a plain capture keeps its key unchanged.
+ */
+export async function optionsDigest(options: CaptureOptions | undefined): Promise<string | null> {
+  const canonical = canonicalOptions(options);
+  if (Object.keys(canonical).length === 0) return null;
+  const bytes = new TextEncoder().encode(JSON.stringify(canonical));
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The capture height cap in CSS pixels for a viewport width and scale (see MAX_CAPTURE_*). */
+export function maxCaptureHeight(widthCss: number, scale: number): number {
+  const byPixels = Math.floor(MAX_CAPTURE_PIXELS / (widthCss * scale * scale));
+  return Math.max(1, Math.min(MAX_CAPTURE_HEIGHT, byPixels));
+}
