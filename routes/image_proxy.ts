@@ -105,6 +105,9 @@ export function createImageProxyRouter() {
       method: c.req.method === "HEAD" ? "HEAD" : "GET",
       headers: c.req.raw.headers,
       signal: c.req.raw.signal,
+      // Deno.serve's handler info (Hono's env on Deno); absent for in-process requests.
+      completed: (c.env as Partial<Deno.ServeHandlerInfo> | undefined)?.completed,
+      logFields: c.var.logFields,
     });
   });
 }
