@@ -33,7 +33,11 @@ async function fiveMegabyteUpload() {
 }
 
 /** POSTs the body once; the status, or the error's name when the connection broke. */
-async function upload(origin: string, body: Uint8Array, contentType: string): Promise<string> {
+async function upload(
+  origin: string,
+  body: Uint8Array<ArrayBuffer>,
+  contentType: string,
+): Promise<string> {
   try {
     const res = await fetch(`${origin}/api/export`, {
       method: "POST",
@@ -48,7 +52,7 @@ async function upload(origin: string, body: Uint8Array, contentType: string): Pr
 }
 
 /** A client sending its multipart upload one byte a second; how the service answered it. */
-async function slowUpload(origin: string, contentType: string, body: Uint8Array) {
+async function slowUpload(origin: string, contentType: string, body: Uint8Array<ArrayBuffer>) {
   const started = performance.now();
   let sent = 0;
   const stream = new ReadableStream<Uint8Array>({

@@ -8,13 +8,13 @@ import { median, spawnJsonChild } from "./load_service.ts";
 import type { UpstreamInfo } from "./load_upstream.ts";
 
 const BIG_MB = 200;
-const NGINX = "/usr/sbin/nginx";
+export const NGINX = "/usr/sbin/nginx";
 
 /**
  * nginx as a child process: temp config, pid, logs and temp paths in `dir`, `daemon off;`.
  * `buffering: false` adds `proxy_buffering off;`, the usual tweak for large media.
  */
-async function startNginx(upstreamPort: number, dir: string, buffering: boolean) {
+export async function startNginx(upstreamPort: number, dir: string, buffering: boolean) {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = listener.addr.port;
   listener.close();

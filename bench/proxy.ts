@@ -1,7 +1,8 @@
 /**
  * Media proxy and post lookup figures, printed as a Markdown table:
  * - throughput of a 200 MB video/mp4 through the proxy vs. straight from the same local upstream
- *   (alternating runs, medians; target: proxy >= 0.8x direct);
+ *   vs. nginx proxy_pass to it, if installed (alternating runs, medians; target: proxy >= 0.8x
+ *   direct), and CPU seconds per GB of the service and of nginx;
  * - RSS growth of the service process while it streams (target: < 32 MB), read from
  *   /proc/<pid>/status of the service, which runs as its own `deno run` subprocess;
  * - median latency of a cached GET /api/post/{id} over a socket (target: < 5 ms).
@@ -10,6 +11,7 @@
  *
  * The service runs with the V8 flags of `deno task start` unless others are given.
  */
+import { NGINX, startNginx } from "./peers_proxy.ts";
 import { START_V8_FLAGS } from "./start_flags.ts";
 
 const option = (name: string) =>
@@ -60,6 +62,14 @@ function cpuOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** CPU seconds of nginx's master and workers (their pids: the master's file and its children). */
+function nginxCpuTotal(dir: string): number {
+  const master = Number(Deno.readTextFileSync(`${dir}/nginx.pid`).trim());
+  const children = Deno.readTextFileSync(`/proc/${master}/task/${master}/children`)
+    .trim().split(/\s+/).filter(Boolean).map(Number);
+  return [master, ...children].reduce((sum, pid) => sum + cpuOf(pid), 0);
+}
+
 function rssOf(pid: number): number {
   const status = Deno.readTextFileSync(`/proc/${pid}/status`);
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
@@ -98,6 +108,12 @@ async function main() {
   const direct = `${upstream.origin}/bench.mp4`;
   const proxied = `${service.origin}/api/image-proxy?url=${video}`;
   const raw = `${service.origin}/__bench/raw`;
+  const nginxDir = await Deno.makeTempDir({ prefix: "shotline-nginx-" });
+  const nginx = await Deno.stat(NGINX).then(
+    () => startNginx(Number(new URL(upstream.origin).port), nginxDir, true),
+    () => null,
+  );
+  const viaNginx = nginx && `${nginx.origin}/bench.mp4`;
   try {
     // Warm-up: JIT, connection pools and the allocator, so the baseline is the steady state.
     await download(`${direct}?mb=20`);
@@ -107,8 +123,11 @@ async function main() {
     const directMbps: number[] = [];
     const proxyMbps: number[] = [];
     const rawMbps: number[] = [];
+    const nginxMbps: number[] = [];
     const growths: number[] = [];
     let proxyCpu = 0;
+    let nginxCpu = 0;
+    if (viaNginx) await download(`${viaNginx}?mb=20`);
     for (let round = 0; round < ROUNDS; round++) {
       const d = await download(direct);
       const cpu = cpuOf(pid);
@@ -120,6 +139,12 @@ async function main() {
       proxyMbps.push(p.bytes / MB / p.seconds);
       rawMbps.push(r.bytes / MB / r.seconds);
       growths.push((p.peak - baseline) / MB);
+      if (viaNginx) {
+        const before = nginxCpuTotal(nginxDir);
+        const n = await download(viaNginx);
+        nginxCpu += nginxCpuTotal(nginxDir) - before;
+        nginxMbps.push(n.bytes / MB / n.seconds);
+      }
     }
 
     const lookup = `${service.origin}/api/post/20`;
@@ -142,11 +167,26 @@ async function main() {
       ["Through /api/image-proxy, 200 MB", `${fmt(median(proxyMbps))} MB/s`, ""],
       ["Proxy / direct throughput", `${fmt(ratio, 2)}x`, check(ratio >= 0.8, ">= 0.8x")],
       [
-        "Reference: unguarded Rust pass-through / direct",
+        "Reference: bare Deno.serve(fetch body) pass-through / direct",
         `${fmt(median(rawMbps) / median(directMbps), 2)}x`,
         "",
       ],
+      [
+        "nginx proxy_pass (defaults), 200 MB",
+        viaNginx ? `${fmt(median(nginxMbps))} MB/s` : "nginx not installed",
+        "",
+      ],
+      [
+        "Proxy / nginx throughput",
+        viaNginx ? `${fmt(median(proxyMbps) / median(nginxMbps), 2)}x` : "",
+        "",
+      ],
       ["Service CPU per GB proxied", `${fmt(proxyCpu / (ROUNDS * 0.2 * 1.024), 2)} s`, ""],
+      [
+        "nginx CPU per GB proxied (master and workers)",
+        viaNginx ? `${fmt(nginxCpu / (ROUNDS * 0.2 * 1.024), 2)} s` : "",
+        "",
+      ],
       ["Service RSS after warm-up", `${fmt(baseline / MB)} MB`, ""],
       [
         "Service RSS growth while streaming (worst round's peak)",
@@ -167,9 +207,12 @@ async function main() {
     console.log(
       `\nPer round MB/s: direct ${directMbps.map((v) => fmt(v)).join(", ")}; ` +
         `proxy ${proxyMbps.map((v) => fmt(v)).join(", ")}; ` +
-        `raw pass-through ${rawMbps.map((v) => fmt(v)).join(", ")}`,
+        `raw pass-through ${rawMbps.map((v) => fmt(v)).join(", ")}; ` +
+        `nginx ${nginxMbps.map((v) => fmt(v)).join(", ")}`,
     );
   } finally {
+    await nginx?.stop();
+    await Deno.remove(nginxDir, { recursive: true }).catch(() => {});
     await stop(service);
     await stop(upstream);
   }
