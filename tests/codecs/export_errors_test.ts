@@ -158,6 +158,19 @@ Deno.test("a body over MAX_UPLOAD_BYTES is 413 invalid_request, declared or stre
   assert.match(String(envelope.hint), /4096 bytes/);
 });
 
+/** POST /api/export with a streamed multipart body. */
+function postStream(
+  app: { request(path: string, init: RequestInit): Response | Promise<Response> },
+  body: ReadableStream<Uint8Array>,
+) {
+  return app.request("/api/export", {
+    method: "POST",
+    headers: { "Content-Type": "multipart/form-data; boundary=b" },
+    body,
+    duplex: "half",
+  } as RequestInit);
+}
+
 Deno.test("a full export queue is 503 upstream_unavailable with Retry-After", async () => {
   const scheduler = new JobScheduler({ slots: 1, smallSlots: 0, smallMaxPixels: 0, maxQueue: 0 });
   let release = () => {};
@@ -203,12 +216,7 @@ Deno.test("a full export queue is 503 upstream_unavailable with Retry-After", as
         controller.enqueue(new Uint8Array(64 * 1024));
       },
     });
-    const refused = await app.request("/api/export", {
-      method: "POST",
-      headers: { "Content-Type": "multipart/form-data; boundary=b" },
-      body: upload,
-      duplex: "half",
-    } as RequestInit);
+    const refused = await postStream(app, upload);
     assert.equal(refused.headers.get("connection"), "close");
     await assertEnvelope(app, refused, 503, "upstream_unavailable");
     assert.ok(chunksSent <= 1, `the refused upload was not read (${chunksSent} chunks pulled)`);
@@ -250,12 +258,7 @@ Deno.test("an upload trickling past UPLOAD_TIMEOUT_MS is a 400 and frees its exp
       pull: () => new Promise(() => {}), // then nothing more, ever
       cancel: () => void (cancelled = true),
     });
-    const slow = await app.request("/api/export", {
-      method: "POST",
-      headers: { "Content-Type": "multipart/form-data; boundary=b" },
-      body: trickle,
-      duplex: "half",
-    } as RequestInit);
+    const slow = await postStream(app, trickle);
     const envelope = await assertEnvelope(app, slow, 400, "invalid_request");
     assert.match(String(envelope.message), /did not arrive in time/);
     assert.ok(cancelled, "the client's body was cancelled");

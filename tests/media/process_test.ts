@@ -7,38 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { startService } from "../helpers/service_process.ts";
-
-const UPSTREAM = new URL("../../bench/load_upstream.ts", import.meta.url).pathname;
-
-async function startMediaHosts() {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", UPSTREAM],
-    stdin: "null",
-    stdout: "piped",
-    // The fixture's own server reports the body it breaks off on purpose.
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("the media hosts exited before listening");
-    text += value;
-  }
-  reader.releaseLock();
-  const info = JSON.parse(text.split("\n")[0]) as { proxyPort: number; caPath: string };
-  return {
-    info,
-    async stop() {
-      child.kill("SIGTERM");
-      await child.status;
-      await child.stdout.cancel().catch(() => {});
-    },
-  };
-}
+import { spawnJsonChild } from "../../bench/load_service.ts";
+import type { UpstreamInfo } from "../../bench/load_upstream.ts";
 
 Deno.test("streams cut by clients or by the media host leave JSON log lines and nothing on stderr", async () => {
-  const hosts = await startMediaHosts();
+  const hosts = await spawnJsonChild<UpstreamInfo>("bench/load_upstream.ts");
   try {
     await using service = await startService({
       KV_PATH: ":memory:",
