@@ -9,7 +9,8 @@ import { accessLog, requestId, unreadableBody, utf8JsonBody } from "./lib/http/m
 import { createCacheAdminRouter } from "./routes/cache_admin.ts";
 import { createDiscoveryRouter } from "./routes/discovery.ts";
 import { createEditorRouter } from "./routes/editor.ts";
-import { createExportRouter, exportAdmission } from "./routes/export.ts";
+import { createExportRouter } from "./routes/export.ts";
+import { exportAdmission } from "./lib/http/upload_admission.ts";
 import { createHealthRouter } from "./routes/health.ts";
 import { createImageProxyRouter } from "./routes/image_proxy.ts";
 import { createPostRouter } from "./routes/post.ts";
