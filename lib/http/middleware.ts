@@ -88,3 +88,30 @@ export function unreadableBody(): ApiError {
     hint: "Send the whole body with a correct Content-Length or chunked encoding.",
   });
 }
+
+/**
+ * Reads and drops a request body, up to `maxBytes` or `maxMs` (then cancels the rest: a client
+ * trickling an upload we already refused must not hold the handler).
+ */
+export async function discardBody(
+  request: Request,
+  maxBytes: number,
+  maxMs = 10_000,
+): Promise<void> {
+  if (!request.body || request.bodyUsed) return;
+  const reader = request.body.getReader();
+  const deadline = setTimeout(() => reader.cancel().catch(() => {}), maxMs);
+  let read = 0;
+  try {
+    while (read <= maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      read += value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // A client that breaks off mid-upload needs no answer body either.
+  } finally {
+    clearTimeout(deadline);
+  }
+}

@@ -1,6 +1,12 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app_env.ts";
 import { ApiError } from "../errors.ts";
+import { discardBody } from "./middleware.ts";
+
+// Refused uploads up to this size (screenshots are about 0.5 to 2 MB) are drained before the 503;
+// larger ones, and any that take longer than DRAIN_REFUSAL_MS, are refused with the connection.
+const DRAINED_REFUSAL_BYTES = 1024 * 1024;
+const DRAIN_REFUSAL_MS = 2_000;
 
 /** The answer to an upload that did not arrive within UPLOAD_TIMEOUT_MS. */
 export function uploadTooSlow(deadlineMs: number): ApiError {
@@ -27,10 +33,16 @@ export function exportAdmission(): MiddlewareHandler<AppEnv> {
     try {
       release = exporter.reserve(Math.min(declared, config.MAX_UPLOAD_BYTES));
     } catch (busy) {
-      // Refused before reading a byte: reading even to drop it cost about 0.5 MB per refused
-      // upload under a flood (README, Performance). The client still reads the 503 (HTTP
-      // clients read the answer while they send); the connection then closes, unread.
-      if (busy instanceof ApiError) busy.headers.Connection = "close";
+      if (declared <= DRAINED_REFUSAL_BYTES) {
+        // A small upload is read and dropped, so its client reads the 503 on a connection that
+        // stays usable (a load generator counts a reset as an error, not as an answer).
+        await discardBody(c.req.raw, DRAINED_REFUSAL_BYTES, DRAIN_REFUSAL_MS);
+      } else if (busy instanceof ApiError) {
+        // A large one is refused unread: reading 250 refused 5 MB uploads just to drop them
+        // cost about 125 MB of RSS. Clients read the answer while they send; the connection
+        // then closes, unread.
+        busy.headers.Connection = "close";
+      }
       throw busy;
     }
     const deadline = withUploadDeadline(c.req.raw, deadlineMs);
