@@ -10,7 +10,8 @@
  *   deno task load [--seconds=10] [--connections=16,64,256]
  *
  * Prints Markdown tables: requests/s, p50/p99 latency, generator errors, statuses, requests that
- * failed other than by design, and the peak RSS of Deno and of Chromium during each run.
+ * failed other than by design, and the peak RSS of Deno and of Chromium during each run; then
+ * the graceful-load figures of bench/load_graceful.ts (about 2 min more).
  */
 import { encodeFixture, screenshotPixels } from "../tests/codecs/fixtures.ts";
 import { logSummary, readLogWindow } from "./load_log.ts";
@@ -19,6 +20,7 @@ import { Buffer, runLoad, type Scenario } from "./load_runner.ts";
 import { loadAverage } from "./measure.ts";
 import { sampleMemory, type Service, spawnJsonChild, startService } from "./load_service.ts";
 import type { UpstreamInfo } from "./load_upstream.ts";
+import { gracefulLoad } from "./load_graceful.ts";
 
 const option = (name: string) =>
   Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -285,6 +287,8 @@ async function main() {
       wallSeconds: (performance.now() - startedAt) / 1000,
     });
     if (failed || problems.length || r.recoveredStatus !== 200 || exitCode !== 0) Deno.exitCode = 1;
+    // Admission by time, the hot rate-limit key and the upload flood, each on a fresh service.
+    console.log(`\n## Graceful load\n\n${(await gracefulLoad(SECONDS)).join("\n")}`);
   } finally {
     await service?.stop();
     await upstream.stop();

@@ -8,7 +8,8 @@
  *   exactly as the README's Configuration section says operators may set it, and no packet leaves the machine;
  * - plain-HTTP pages for Chromium to capture (`/page?n=<anything>`: distinct URLs, one page);
  * - the same 1 MB media body over plain HTTP, as a ceiling reference for the load generator
- *   (`/media/<name>.jpg`, or `.mp4`; `?mb=N` streams N MiB instead).
+ *   (`/media/<name>.jpg`, or `.mp4`; `?mb=N` streams N MiB instead; `/media/reset.mp4` breaks
+ *   off after 2 of its 8 MiB).
  *
  *   deno run -A bench/load_upstream.ts     prints one JSON line (ports, CA path), exits on SIGTERM
  */
@@ -47,9 +48,28 @@ ${
 }
 </body></html>`;
 
+/**
+ * 8 MiB announced, 2 MiB sent, then the body ends: the connection closes short of its length,
+ * as when a media host fails mid-body (ended, not errored, so this fixture prints nothing).
+ */
+function resetMidBody(): Response {
+  let sent = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= 2 * MEDIA.byteLength) return controller.close();
+      sent += MEDIA.byteLength;
+      controller.enqueue(MEDIA);
+    },
+  });
+  return new Response(body, {
+    headers: { "content-type": "video/mp4", "content-length": String(8 * MEDIA.byteLength) },
+  });
+}
+
 function upstream(req: Request): Response {
   const url = new URL(req.url);
   if (url.pathname === "/tweet-result") return Response.json(BENCH_POST);
+  if (url.pathname === "/media/reset.mp4") return resetMidBody();
   if (url.pathname.startsWith("/media/")) {
     const contentType = url.pathname.endsWith(".mp4") ? "video/mp4" : "image/jpeg";
     const megabytes = url.searchParams.get("mb");

@@ -35,8 +35,9 @@ async function service(origin: string) {
     return new Response(upstream.body, { headers: upstream.headers });
   };
   return {
-    fetch: (req: Request) =>
-      new URL(req.url).pathname === "/__bench/raw" ? raw(req) : t.app.fetch(req),
+    // The handler info goes on to the app, as main.ts passes it (the proxy needs `completed`).
+    fetch: (req: Request, info?: Deno.ServeHandlerInfo) =>
+      new URL(req.url).pathname === "/__bench/raw" ? raw(req) : t.app.fetch(req, info),
     close: t.close,
   };
 }

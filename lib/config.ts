@@ -40,6 +40,8 @@ const ConfigSchema = z.object({
   CAPTURE_TIMEOUT_MS: integer(1000, 120_000).default(15000),
   ALLOW_PRIVATE_NETWORK: booleanFlag.default(false),
   MAX_UPLOAD_BYTES: integer(1024, 1024 * 1024 * 1024).default(26214400),
+  // A healthy client sends even 25 MiB in seconds; a trickling one must not hold an export place.
+  UPLOAD_TIMEOUT_MS: integer(100, 600_000).default(30000),
   // Shorter tokens can be guessed online, failed-attempt throttling or not.
   CACHE_ADMIN_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
   EGRESS_DENY_CIDRS: z.string().transform((v, ctx): Cidr[] => {

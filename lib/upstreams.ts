@@ -31,6 +31,11 @@ export interface Upstreams {
   mediaIdleTimeoutMs: number;
   /** Most bytes one media response may carry. */
   mediaMaxBytes: number;
+  /**
+   * Media bodies handed to Deno untouched at once (zero-copy); further ones take the guarded
+   * path. Deno cannot cut a body it copies itself, so this bounds what stalled streams can hold.
+   */
+  mediaDirectStreams: number;
 }
 
 export const DEFAULT_UPSTREAMS: Upstreams = {
@@ -44,4 +49,6 @@ export const DEFAULT_UPSTREAMS: Upstreams = {
   mediaIdleTimeoutMs: 20_000,
   // Posted videos stay under 512 MB; a cap keeps one request from streaming forever.
   mediaMaxBytes: 512 * 1024 * 1024,
+  // Each held stream costs two sockets and no JS memory; past this the idle timeout applies again.
+  mediaDirectStreams: 64,
 };

@@ -1,7 +1,4 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../lib/http/app_env.ts";
-import { discardBody } from "../lib/http/middleware.ts";
 import { ImageProcessingError } from "../lib/codecs/exporter.ts";
 import { EXPORT_FORMATS, MAX_PIXELS, MAX_SIDE, QUALITY_PRESETS } from "../lib/codecs/presets.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
@@ -52,31 +49,6 @@ const errors = errorResponses({
 });
 
 const binary = z.string().openapi({ type: "string", format: "binary" });
-
-/**
- * Admission for uploads, mounted by createApp ahead of the body limit (which buffers chunked
- * bodies): a client retrying into a full encoder queue gets its 503 without its upload being
- * buffered or parsed.
- */
-export function exportAdmission(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    if (c.req.method !== "POST") return next();
-    let release: () => void;
-    try {
-      release = c.var.deps.exporter.reserve();
-    } catch (busy) {
-      // Read and drop the upload (bounded), so the client reads our 503 instead of a reset
-      // connection while it is still sending.
-      await discardBody(c.req.raw, c.var.deps.config.MAX_UPLOAD_BYTES);
-      throw busy;
-    }
-    try {
-      await next();
-    } finally {
-      release();
-    }
-  };
-}
 
 const exportRoute = createRoute({
   method: "post",

@@ -99,6 +99,8 @@ export function createImageProxyRouter() {
     const { url, host } = parseMediaUrl(c.req.valid("query").url);
     c.var.logFields.mediaHost = host;
     const { fetch, upstreams, log } = c.var.deps;
+    // Deno.serve's handler info (Hono's env on Deno); absent for in-process requests.
+    const completed = (c.env as Partial<Deno.ServeHandlerInfo> | undefined)?.completed;
     // The host only: the media URL's path and query stay out of traces.
     const response = await traced("media.proxy", { "media.host": host }, async (span) => {
       const answer = await proxyMedia({ fetch, upstreams, log }, {
@@ -108,10 +110,12 @@ export function createImageProxyRouter() {
         method: c.req.method === "HEAD" ? "HEAD" : "GET",
         headers: c.req.raw.headers,
         signal: c.req.raw.signal,
+        completed,
+        logFields: c.var.logFields,
       });
       span.setAttribute("status", answer.status);
       return answer;
     });
-    return tracedBody(response, "media.proxy_stream", { "media.host": host });
+    return tracedBody(response, "media.proxy_stream", { "media.host": host }, completed);
   });
 }

@@ -26,7 +26,7 @@ export interface TakeOptions {
 
 export interface ScreenshotService {
   take(job: CaptureJob, options?: TakeOptions): Promise<ScreenshotOutcome>;
-  stats(): { running: number; queued: number; flights: number };
+  stats(): { running: number; queued: number; renderMs: number; flights: number };
 }
 
 export interface ScreenshotServiceOptions {
@@ -36,7 +36,9 @@ export interface ScreenshotServiceOptions {
   clock: Clock;
   /** MAX_CONCURRENT_CAPTURES. */
   maxConcurrent: number;
-  /** Renders that may wait for a slot; beyond that 503. Default 4x maxConcurrent. */
+  /** CAPTURE_TIMEOUT_MS: a render is admitted while the queue ahead fits in it (slots.ts). */
+  queueBudgetMs: number;
+  /** Hard ceiling on renders waiting for a slot, whatever the time estimate says. */
   maxQueued?: number;
   /** Backstop for a capturer that never settles (it has its own CAPTURE_TIMEOUT_MS ladder). */
   hardTimeoutMs: number;
@@ -83,7 +85,12 @@ function hardTimeoutError(ms: number): ApiError {
 export function createScreenshotService(options: ScreenshotServiceOptions): ScreenshotService {
   const { capturer, cache, log, clock, maxConcurrent, hardTimeoutMs } = options;
   const maxCachedBytes = options.maxCachedBytes ?? DEFAULT_MAX_CACHED_PNG_BYTES;
-  const slots = createCaptureSlots(maxConcurrent, options.maxQueued ?? maxConcurrent * 4);
+  const slots = createCaptureSlots({
+    max: maxConcurrent,
+    budgetMs: options.queueBudgetMs,
+    clock,
+    maxQueued: options.maxQueued,
+  });
   const flights = new Map<string, Flight>();
 
   async function render(job: CaptureJob, signal: AbortSignal): Promise<CachedCapture> {

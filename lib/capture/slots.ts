@@ -1,36 +1,69 @@
 import { ApiError } from "../errors.ts";
+import type { Clock } from "../store/store.ts";
 
-// When the queue is full, clients are told to come back after roughly the time it takes to
-// drain it: about 3 captures/s on 2 cores (README, Performance), so a few seconds.
-export const QUEUE_FULL_RETRY_AFTER_S = 5;
+// Before any render has been measured, one is assumed to take this long: between a simple page
+// (about 0.6 s per render with two at once on 2 cores) and a heavy one (about 1.8 s).
+export const PRIOR_RENDER_MS = 1_000;
+// How much each finished render moves the estimate: recent renders dominate within about ten.
+const SMOOTHING = 0.2;
+// Whatever the estimate says, no more than this many renders wait per slot (memory stays flat).
+const MAX_QUEUED_PER_SLOT = 64;
 
 export interface CaptureSlots {
-  /** Waits for a render slot; throws 503 when the wait queue is full, the reason on abort. */
+  /** Waits for a render slot; throws 503 when the expected wait is past the budget. */
   acquire(signal: AbortSignal): Promise<() => void>;
-  stats(): { running: number; queued: number };
+  stats(): { running: number; queued: number; renderMs: number };
 }
 
-/** The 503 of a full queue, with Retry-After. */
-export function queueFullError(): ApiError {
+export interface CaptureSlotOptions {
+  /** Renders at once (MAX_CONCURRENT_CAPTURES). */
+  max: number;
+  /** Longest expected time to finish a newly admitted render (CAPTURE_TIMEOUT_MS). */
+  budgetMs: number;
+  /** Measures render durations. */
+  clock: Clock;
+  /** Hard ceiling on waiting renders, whatever the estimate (default 64 per slot). */
+  maxQueued?: number;
+}
+
+/** The 503 of a queue that could not finish another render within the budget. */
+export function queueFullError(retryAfterS: number): ApiError {
   return new ApiError(503, "upstream_unavailable", "Too many captures are in progress.", {
-    hint: `Wait ${QUEUE_FULL_RETRY_AFTER_S} seconds and retry; the capture queue is full.`,
-    headers: { "Retry-After": String(QUEUE_FULL_RETRY_AFTER_S) },
+    hint: `Wait ${retryAfterS} seconds and retry; the capture queue is full for now.`,
+    headers: { "Retry-After": String(retryAfterS) },
   });
 }
 
 /**
- * A counting semaphore for renders: `max` run at once (MAX_CONCURRENT_CAPTURES) and at most
- * `maxQueued` wait, FIFO; a bounded queue keeps memory and latency bounded under a flood.
+ * A counting semaphore for renders, admitted by time rather than by count: `max` run at once
+ * and a FIFO queue takes a new render while everything ahead of it plus itself, at the
+ * measured throughput (`max` per smoothed render time), would finish within `budgetMs`.
  */
-export function createCaptureSlots(max: number, maxQueued: number): CaptureSlots {
+export function createCaptureSlots(options: CaptureSlotOptions): CaptureSlots {
+  const { max, budgetMs, clock } = options;
+  const maxQueued = options.maxQueued ?? max * MAX_QUEUED_PER_SLOT;
+  let renderMs = PRIOR_RENDER_MS;
   let running = 0;
   const queue: Array<() => void> = [];
 
+  /** Seconds until the queue has drained enough to admit one more, or 0 if it may join now. */
+  function wouldWaitTooLong(): number {
+    const ahead = running + queue.length + 1;
+    const finishMs = (ahead * renderMs) / max;
+    if (finishMs <= budgetMs && queue.length < maxQueued) return 0;
+    const fits = Math.floor((budgetMs * max) / renderMs);
+    const excess = Math.max(1, ahead - Math.min(fits, running + maxQueued));
+    return Math.max(1, Math.ceil((excess * renderMs) / max / 1000));
+  }
+
   function releaser(): () => void {
+    const started = clock.now();
     let released = false;
     return () => {
       if (released) return;
       released = true;
+      const took = Math.max(0, clock.now() - started);
+      renderMs += SMOOTHING * (took - renderMs);
       const next = queue.shift();
       // The slot passes straight to the next waiter, so `running` stays the same.
       if (next) next();
@@ -45,7 +78,8 @@ export function createCaptureSlots(max: number, maxQueued: number): CaptureSlots
         running++;
         return Promise.resolve(releaser());
       }
-      if (queue.length >= maxQueued) return Promise.reject(queueFullError());
+      const retryAfter = wouldWaitTooLong();
+      if (retryAfter > 0) return Promise.reject(queueFullError(retryAfter));
       return new Promise((resolve, reject) => {
         const grant = () => {
           signal.removeEventListener("abort", onAbort);
@@ -60,6 +94,6 @@ export function createCaptureSlots(max: number, maxQueued: number): CaptureSlots
         queue.push(grant);
       });
     },
-    stats: () => ({ running, queued: queue.length }),
+    stats: () => ({ running, queued: queue.length, renderMs: Math.round(renderMs) }),
   };
 }

@@ -42,8 +42,8 @@ export interface ImageExporter {
   readonly encoder: EncoderName;
   /** Loads and warms the codecs (and workers) so the first request pays nothing. */
   warm(): Promise<void>;
-  /** Holds a place for an upload before its body is read; throws 503 when none is left. */
-  reserve(): () => void;
+  /** Holds a place for an upload of `bytes` before its body is read; 503 when none is left. */
+  reserve(bytes?: number): () => void;
   /** Recompresses one upload. `input` may be transferred to a worker (left detached). */
   export(input: Uint8Array, request: ExportRequest): Promise<ExportResult>;
   close(): Promise<void>;
@@ -53,7 +53,7 @@ export interface ExporterOptions {
   log?: Logger;
   /** Regular slots (and workers); defaults to the number of cores. */
   slots?: number;
-  /** Waiting exports allowed before 503; defaults to 4 per slot. */
+  /** Ceiling on waiting exports (time and bytes admit first); defaults to 16 per slot. */
   maxQueue?: number;
   /** wasm only: encode on the calling thread instead of in Workers (benchmarks, no-Worker hosts). */
   inline?: boolean;
@@ -136,12 +136,12 @@ function exporterOf(
     slots,
     smallSlots: 1,
     smallMaxPixels: SMALL_MAX_PIXELS,
-    maxQueue: options.maxQueue ?? slots * 4,
+    maxQueue: options.maxQueue ?? slots * 16,
   });
   return {
     encoder,
     warm: () => hooks.warm(),
-    reserve: () => scheduler.reserve(),
+    reserve: (bytes) => scheduler.reserve(bytes),
     async export(input, request) {
       const plan = planExport(input, request);
       let bytes: Uint8Array<ArrayBuffer>;

@@ -1,7 +1,7 @@
 /**
  * Admission control for CPU-bound exports: a fixed number of slots (one per core), one extra
- * slot only small images may use, and a bounded FIFO queue. A full queue is a 503, never an
- * unbounded pile of uploads held in memory.
+ * slot only small images may use, and a FIFO queue bounded by expected wait and by the upload
+ * bytes it holds. Past either it is a 503, never an unbounded pile of uploads held in memory.
  */
 import { ApiError } from "../errors.ts";
 
@@ -12,12 +12,24 @@ export interface SchedulerOptions {
   smallSlots: number;
   /** Largest image (pixels) that may use a small slot. */
   smallMaxPixels: number;
-  /** Jobs allowed to wait; one more is refused with 503. */
+  /** Jobs allowed to wait; one more is refused with 503 (a ceiling: time admits first). */
   maxQueue: number;
+  /** Longest expected time to finish a newly reserved upload's export (default 10 s). */
+  budgetMs?: number;
+  /** Most upload bytes reserved at once: each is held in memory, parsed, then exported. */
+  maxReservedBytes?: number;
 }
 
-// Seconds a client should wait after a 503: a full queue drains in about that long on 2 cores.
+// Seconds a client should wait after the queue's hard ceiling: it drains in about that long.
 export const BUSY_RETRY_AFTER_SECONDS = 2;
+// A client waits for its export; past about 10 s of queue it had better come back later.
+export const EXPORT_QUEUE_BUDGET_MS = 10_000;
+// An upload is held as its bytes, the parsed form and the decoded input: about three copies.
+// 16 MiB of uploads in flight kept a flood of 256 x 5 MB under 300 MB (README, Performance).
+export const MAX_RESERVED_UPLOAD_BYTES = 16 * 1024 * 1024;
+// Before any export was measured: a 1080p JPEG takes about 0.5 s (README, Performance).
+const PRIOR_JOB_MS = 500;
+const SMOOTHING = 0.2;
 
 interface Waiting {
   pixels: number;
@@ -30,6 +42,8 @@ export class JobScheduler {
   readonly #busy: boolean[];
   readonly #queue: Waiting[] = [];
   #reserved = 0;
+  #reservedBytes = 0;
+  #jobMs = PRIOR_JOB_MS;
 
   constructor(options: SchedulerOptions) {
     this.#options = options;
@@ -41,16 +55,38 @@ export class JobScheduler {
     return { running: this.#busy.filter(Boolean).length, queued: this.#queue.length };
   }
 
+  /** The smoothed duration of an export, for logs and tests. */
+  get jobMs(): number {
+    return Math.round(this.#jobMs);
+  }
+
   /**
-   * Holds a place for an upload before its body is read (503 when every slot and queue place is
-   * held), so refused uploads cost neither parsing nor memory. Returns the release function.
+   * Holds a place for an upload of `bytes` before its body is read, so refused uploads cost
+   * neither parsing nor memory. Admitted by time: while every reserved export plus this one
+   * would finish within the budget at the measured rate; and by memory: while the reserved
+   * bytes stay under their cap (one upload is always let in). Returns the release function.
    */
-  reserve(): () => void {
-    if (this.#reserved >= this.#busy.length + this.#options.maxQueue) throw busyError();
+  reserve(bytes = 0): () => void {
+    const lanes = this.#busy.length;
+    const budgetMs = this.#options.budgetMs ?? EXPORT_QUEUE_BUDGET_MS;
+    const maxBytes = this.#options.maxReservedBytes ?? MAX_RESERVED_UPLOAD_BYTES;
+    const ahead = this.#reserved + 1;
+    const late = (ahead * this.#jobMs) / lanes > budgetMs;
+    const heavy = this.#reserved > 0 && this.#reservedBytes + bytes > maxBytes;
+    if (late || heavy || this.#reserved >= lanes + this.#options.maxQueue) {
+      // Until enough of what is reserved has been exported that this upload would fit.
+      const fits = Math.floor((budgetMs * lanes) / this.#jobMs);
+      const excess = Math.max(1, heavy ? this.#reserved : ahead - fits);
+      throw busyError(Math.max(1, Math.ceil((excess * this.#jobMs) / lanes / 1000)));
+    }
     this.#reserved++;
+    this.#reservedBytes += bytes;
     let released = false;
     return () => {
-      if (!released) this.#reserved--;
+      if (!released) {
+        this.#reserved--;
+        this.#reservedBytes -= bytes;
+      }
       released = true;
     };
   }
@@ -60,13 +96,17 @@ export class JobScheduler {
     let slot = this.#freeSlotFor(pixels);
     if (slot === undefined) {
       // Bounded: each waiting job holds its whole upload in memory.
-      if (this.#queue.length >= this.#options.maxQueue) throw busyError();
+      if (this.#queue.length >= this.#options.maxQueue) {
+        throw busyError(BUSY_RETRY_AFTER_SECONDS);
+      }
       slot = await new Promise<number>((start) => this.#queue.push({ pixels, start }));
     }
     this.#busy[slot] = true;
+    const started = performance.now();
     try {
       return await job(slot);
     } finally {
+      this.#jobMs += SMOOTHING * (performance.now() - started - this.#jobMs);
       this.#release(slot);
     }
   }
@@ -96,9 +136,9 @@ export class JobScheduler {
   }
 }
 
-function busyError(): ApiError {
+function busyError(retryAfterS: number): ApiError {
   return new ApiError(503, "upstream_unavailable", "The image encoder is busy.", {
-    hint: `Too many exports are in progress; retry after ${BUSY_RETRY_AFTER_SECONDS} seconds.`,
-    headers: { "Retry-After": String(BUSY_RETRY_AFTER_SECONDS) },
+    hint: `Too many exports are in progress; retry after ${retryAfterS} seconds.`,
+    headers: { "Retry-After": String(retryAfterS) },
   });
 }

@@ -59,6 +59,7 @@ export function assembleServices(parts: AppParts): AppDeps {
     log,
     clock,
     maxConcurrent: config.MAX_CONCURRENT_CAPTURES,
+    queueBudgetMs: config.CAPTURE_TIMEOUT_MS,
     // Backstop only: the capturer enforces CAPTURE_TIMEOUT_MS plus bounded settling itself.
     hardTimeoutMs: 2 * config.CAPTURE_TIMEOUT_MS + 15_000,
   });

@@ -1,8 +1,9 @@
 import { ApiError } from "../errors.ts";
+import { METRICS } from "../telemetry/metrics.ts";
 import type { Logger } from "../log.ts";
 import { abortAfter } from "../timeout.ts";
 import { allowedMediaHost, isServableMediaType } from "./allowlist.ts";
-import { guardedStream } from "./guarded_stream.ts";
+import { guardedBody } from "./guarded_stream.ts";
 import type { MediaHost, Upstreams } from "../upstreams.ts";
 
 // Media hosts redirect at most once or twice (CDN moves); a longer chain is a loop or a trick.
@@ -48,7 +49,17 @@ export interface MediaRequest {
   headers: Headers;
   /** Aborts when the client goes away. */
   signal: AbortSignal;
+  /**
+   * Settles once Deno has sent the response or given up on it (Deno.serve's `completed`).
+   * Without it the body always takes the guarded path: a direct stream must be counted out.
+   */
+  completed?: Promise<void>;
+  /** Receives `mediaPath` ("direct" or "guarded") for the access log. */
+  logFields?: Record<string, unknown>;
 }
+
+// Direct (zero-copy) streams in flight in this process, bounded by Upstreams.mediaDirectStreams.
+let directStreams = 0;
 
 /** Streams an allowlisted media file back: manual redirects, filters, caps and timeouts. */
 export async function proxyMedia(deps: MediaProxyDeps, req: MediaRequest): Promise<Response> {
@@ -103,8 +114,9 @@ export async function proxyMedia(deps: MediaProxyDeps, req: MediaRequest): Promi
     await res.body?.cancel();
     throw refused("The upstream file is not an image, video or audio file the proxy serves.");
   }
-  const declared = Number(res.headers.get("content-length") ?? "0");
-  if (declared > upstreams.mediaMaxBytes) {
+  const length = res.headers.get("content-length");
+  const declared = length !== null && /^\d+$/.test(length) ? Number(length) : undefined;
+  if (declared !== undefined && declared > upstreams.mediaMaxBytes) {
     await res.body?.cancel();
     throw refused(`The file is larger than the proxy's ${upstreams.mediaMaxBytes}-byte limit.`);
   }
@@ -113,14 +125,32 @@ export async function proxyMedia(deps: MediaProxyDeps, req: MediaRequest): Promi
     await res.body?.cancel();
     return new Response(null, { status: res.status, headers });
   }
-  const body = res.body.pipeThrough(guardedStream({
+  if (declared !== undefined && req.completed && directStreams < upstreams.mediaDirectStreams) {
+    // Zero-copy: Deno copies the upstream body to the client itself, no JS per chunk. The
+    // declared length is the byte cap (both sides frame by it); the header deadline was the
+    // fetch's AbortSignal. Deno cannot cut a body it copies (aborting the fetch no longer
+    // reaches it), so there is no idle timeout here: a stalled stream holds its two sockets
+    // until a side closes, and at most mediaDirectStreams of them exist before the guard is back.
+    directStreams++;
+    // Sent in full: the declared length is what went out.
+    req.completed.then(() => METRICS.proxyBytes.inc(declared), () => {}).finally(() =>
+      directStreams--
+    );
+    req.signal.removeEventListener("abort", onClientGone);
+    if (req.logFields) req.logFields.mediaPath = "direct";
+    return new Response(res.body, { status: res.status, headers });
+  }
+  if (req.logFields) req.logFields.mediaPath = "guarded";
+  const body = guardedBody(res.body, {
     maxBytes: upstreams.mediaMaxBytes,
     idleMs: upstreams.mediaIdleTimeoutMs,
+    declaredLength: declared,
+    clientSignal: req.signal,
     onTrip: (error) => {
       deps.log.warn("media stream cut", { host, reason: error.reason, message: error.message });
       upstream.abort(error);
     },
-  }));
+  });
   return new Response(body, { status: res.status, headers });
 }
 

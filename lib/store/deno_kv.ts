@@ -1,12 +1,11 @@
 import { readCapped } from "../bytes.ts";
-import type { BlobHead, Clock, Store, StoredBlob, StoreKey, WindowVerdict } from "./store.ts";
+import type { BlobHead, Clock, Store, StoredBlob, StoreKey } from "./store.ts";
+import { createKvWindow } from "./kv_window.ts";
 
 // KV values are capped at 64 KiB; leave room for the key and encoding overhead.
 const CHUNK_BYTES = 60_000;
 // Old chunks outlive their head a little, so a reader that raced a replacement can finish.
 const EXPIRY_SLACK_MS = 60_000;
-// Sliding-window updates retry on version conflicts; past this the limiter gives up (fails open).
-const MAX_ATOMIC_ATTEMPTS = 64;
 
 interface ValueRecord {
   value: unknown;
@@ -106,24 +105,7 @@ export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
       return deleted;
     },
 
-    async hitWindow(key, limit, windowMs): Promise<WindowVerdict> {
-      const windowKey = ["window", ...key];
-      for (let attempt = 0; attempt < MAX_ATOMIC_ATTEMPTS; attempt++) {
-        const now = clock.now();
-        const entry = await kv.get<number[]>(windowKey);
-        const hits = (entry.value ?? []).filter((t) => t > now - windowMs);
-        const allowed = hits.length < limit;
-        if (allowed) hits.push(now);
-        const resetAt = (hits[0] ?? now) + windowMs;
-        const verdict = { allowed, limit, remaining: Math.max(0, limit - hits.length), resetAt };
-        if (!allowed) return verdict;
-        // Compare-and-set on the versionstamp makes concurrent hits serialise exactly.
-        const result = await kv.atomic().check(entry).set(windowKey, hits, { expireIn: windowMs })
-          .commit();
-        if (result.ok) return verdict;
-      }
-      throw new Error("rate window stayed contended");
-    },
+    hitWindow: createKvWindow(kv, clock),
 
     close() {
       kv.close();

@@ -63,6 +63,7 @@ Deno.test("a PNG over the cache cap is served but not cached (default 8 MiB)", a
       clock: manualClock(),
       maxConcurrent: 1,
       hardTimeoutMs: 10_000,
+      queueBudgetMs: 15_000,
     });
     const first = await service.take(job);
     assert.equal(first.png.byteLength, size, "served");

@@ -41,6 +41,7 @@ function serviceWith(overrides: Partial<ScreenshotServiceOptions> = {}) {
     log,
     clock: manualClock(),
     maxConcurrent: 2,
+    queueBudgetMs: 15_000,
     hardTimeoutMs: 60_000,
     ...overrides,
   });
@@ -127,7 +128,53 @@ Deno.test("a full queue answers 503 upstream_unavailable with Retry-After", asyn
   capturer.release();
   assert.equal((await Promise.all(admitted)).length, 3);
   assert.equal(capturer.jobs.length, 3);
-  assert.deepEqual(service.stats(), { running: 0, queued: 0, flights: 0 });
+  assert.deepEqual({ ...service.stats(), renderMs: 0 }, {
+    running: 0,
+    queued: 0,
+    renderMs: 0,
+    flights: 0,
+  });
+});
+
+Deno.test("the queue admits by time: as many as finish within the budget at the measured rate", async () => {
+  const clock = manualClock();
+  const { service, capturer } = serviceWith({ clock, maxConcurrent: 2, queueBudgetMs: 15_000 });
+  // Four renders of 3 s each teach the estimate (two slots: 1.5 s per render of throughput).
+  for (let round = 0; round < 8; round++) {
+    capturer.hold();
+    const pair = [service.take(jobFor(`warm${round}a`)), service.take(jobFor(`warm${round}b`))];
+    await until(() => service.stats().running === 2);
+    clock.advance(3_000);
+    capturer.release();
+    await Promise.all(pair);
+  }
+  assert.ok(Math.abs(service.stats().renderMs - 3_000) < 500, `${service.stats().renderMs} ms`);
+
+  capturer.hold();
+  // 15 s at 2 renders per 3 s: 10 renders fit (2 running, 8 queued); the 11th would not.
+  const admitted = Array.from({ length: 10 }, (_, i) => service.take(jobFor(`q${i}`)));
+  await until(() => service.stats().running === 2 && service.stats().queued === 8);
+  await assert.rejects(service.take(jobFor("late")), (error: unknown) => {
+    assert.ok(error instanceof ApiError);
+    assert.equal(error.status, 503);
+    // Retry-After comes from the queue: one render past the budget is 1.5 s away, so 2 s.
+    assert.equal(error.headers["Retry-After"], "2");
+    return true;
+  });
+  capturer.release();
+  assert.equal((await Promise.all(admitted)).length, 10);
+});
+
+Deno.test("a flood far past what the budget allows is shed at once, before any render", async () => {
+  const { service, capturer } = serviceWith({ maxConcurrent: 2, queueBudgetMs: 15_000 });
+  capturer.hold();
+  // Unmeasured, a render is assumed to take 1 s: 30 fit in 15 s with two slots.
+  const outcomes = Array.from({ length: 500 }, (_, i) => service.take(jobFor(`flood${i}`)));
+  const shed = await Promise.allSettled(outcomes.slice(30));
+  assert.ok(shed.every((o) => o.status === "rejected" && (o.reason as ApiError).status === 503));
+  assert.deepEqual([service.stats().running, service.stats().queued], [2, 28]);
+  capturer.release();
+  assert.equal((await Promise.all(outcomes.slice(0, 30))).length, 30);
 });
 
 Deno.test("a shared render continues while anyone waits; the last to leave aborts it", async () => {

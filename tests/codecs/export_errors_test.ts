@@ -155,6 +155,19 @@ Deno.test("a body over MAX_UPLOAD_BYTES is 413 invalid_request, declared or stre
   assert.match(String(envelope.hint), /4096 bytes/);
 });
 
+/** POST /api/export with a streamed multipart body. */
+function postStream(
+  app: { request(path: string, init: RequestInit): Response | Promise<Response> },
+  body: ReadableStream<Uint8Array>,
+) {
+  return app.request("/api/export", {
+    method: "POST",
+    headers: { "Content-Type": "multipart/form-data; boundary=b" },
+    body,
+    duplex: "half",
+  } as RequestInit);
+}
+
 Deno.test("a full export queue is 503 upstream_unavailable with Retry-After", async () => {
   const scheduler = new JobScheduler({ slots: 1, smallSlots: 0, smallMaxPixels: 0, maxQueue: 0 });
   let release = () => {};
@@ -189,10 +202,10 @@ Deno.test("a full export queue is 503 upstream_unavailable with Retry-After", as
     const first = post();
     await running;
     const busy = await post();
-    assert.equal(busy.headers.get("retry-after"), "2");
+    assert.match(busy.headers.get("retry-after") ?? "", /^[1-9]\d*$/);
     await assertEnvelope(app, busy, 503, "upstream_unavailable");
-    // Refused before the upload is buffered or parsed: the body is only read to the end and
-    // dropped, so the client sees the 503 rather than a reset connection.
+    // Refused before the upload is read at all (reading even to drop it costs memory under a
+    // flood); the connection is closed after the answer.
     let chunksSent = 0;
     const upload = new ReadableStream<Uint8Array>({
       pull(controller) {
@@ -200,18 +213,58 @@ Deno.test("a full export queue is 503 upstream_unavailable with Retry-After", as
         controller.enqueue(new Uint8Array(64 * 1024));
       },
     });
-    const refused = await app.request("/api/export", {
-      method: "POST",
-      headers: { "Content-Type": "multipart/form-data; boundary=b" },
-      body: upload,
-      duplex: "half",
-    } as RequestInit);
+    const refused = await postStream(app, upload);
+    assert.equal(refused.headers.get("connection"), "close");
     await assertEnvelope(app, refused, 503, "upstream_unavailable");
-    assert.equal(chunksSent, 4, "the refused upload was read to its end");
+    assert.ok(chunksSent <= 1, `the refused upload was not read (${chunksSent} chunks pulled)`);
     release();
     const ok = await first;
     assert.equal(ok.status, 200);
     await ok.body?.cancel();
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("an upload trickling past UPLOAD_TIMEOUT_MS is a 400 and frees its export place", async () => {
+  // One place in all: while the slow upload holds it, nothing else is admitted.
+  const scheduler = new JobScheduler({ slots: 1, smallSlots: 0, smallMaxPixels: 0, maxQueue: 0 });
+  const exporter: ImageExporter = {
+    encoder: "wasm",
+    warm: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+    reserve: (bytes) => scheduler.reserve(bytes),
+    export: (input) =>
+      scheduler.run(1, () =>
+        Promise.resolve({
+          bytes: input.slice(),
+          contentType: "image/png",
+          extension: "png",
+          width: 64,
+          height: 48,
+        })),
+  };
+  const { app, close } = await createTestApp({
+    env: { UPLOAD_TIMEOUT_MS: "200" },
+    deps: { exporter },
+  });
+  try {
+    let cancelled = false;
+    const trickle = new ReadableStream<Uint8Array>({
+      start: (controller) => controller.enqueue(new TextEncoder().encode("--b\r\n")),
+      pull: () => new Promise(() => {}), // then nothing more, ever
+      cancel: () => void (cancelled = true),
+    });
+    const slow = await postStream(app, trickle);
+    const envelope = await assertEnvelope(app, slow, 400, "invalid_request");
+    assert.match(String(envelope.message), /did not arrive in time/);
+    assert.ok(cancelled, "the client's body was cancelled");
+    const next = await app.request("/api/export", {
+      method: "POST",
+      body: form({ image: PNG, format: "png", qualityPreset: "low" }),
+    });
+    assert.equal(next.status, 200, "the place was freed");
+    await next.body?.cancel();
   } finally {
     await close();
   }

@@ -78,3 +78,33 @@ Deno.test("a failing job frees its slot for the next one", async () => {
   assert.deepEqual(s.load, { running: 0, queued: 0 });
   assert.equal(await s.run(LARGE, (slot) => Promise.resolve(slot)), 0);
 });
+
+Deno.test("reservations are bounded by expected wait and by the upload bytes they hold", () => {
+  const s = new JobScheduler({
+    slots: 1,
+    smallSlots: 0,
+    smallMaxPixels: 0,
+    maxQueue: 1000,
+    budgetMs: 2_000,
+    maxReservedBytes: 10_000,
+  });
+  // Unmeasured, an export is assumed to take 0.5 s: four fit in 2 s on one slot.
+  const held = Array.from({ length: 4 }, () => s.reserve(0));
+  const late = (() => {
+    try {
+      s.reserve(0);
+    } catch (error) {
+      return error;
+    }
+  })();
+  assert.ok(late instanceof ApiError && late.status === 503);
+  assert.equal(late.headers["Retry-After"], "1");
+  for (const release of held) release();
+
+  const big = s.reserve(8_000); // one upload is always let in, whatever its size
+  assert.throws(() => s.reserve(4_000), (e: unknown) => e instanceof ApiError && e.status === 503);
+  const small = s.reserve(2_000);
+  big();
+  s.reserve(8_000)();
+  small();
+});

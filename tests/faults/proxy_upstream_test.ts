@@ -12,7 +12,12 @@ import { startFaultyUpstream } from "../fixtures/faulty_upstream.ts";
 import { appWithUpstreams, TINY_PNG } from "../fixtures/loopback_upstream.ts";
 
 // Short budgets keep the test fast; production waits 10 s for headers and 20 s between chunks.
-const BUDGETS: Partial<Upstreams> = { mediaHeaderTimeoutMs: 500, mediaIdleTimeoutMs: 300 };
+const BUDGETS: Partial<Upstreams> = {
+  mediaHeaderTimeoutMs: 500,
+  mediaIdleTimeoutMs: 300,
+  // The guarded path: the only one that can cut a stalled body (README, media proxy).
+  mediaDirectStreams: 0,
+};
 // Far above the budgets: a request still pending by then counts as hung.
 const HANG_GUARD_MS = 10_000;
 const MEDIA = "https://pbs.twimg.com/media/fault.png";
@@ -99,7 +104,7 @@ Deno.test("a host dribbling one byte a second is cut by the idle timeout", async
 });
 
 Deno.test("a slow but steady body (pauses under the idle timeout) is passed on whole", async () => {
-  await using s = await serve({ mediaHeaderTimeoutMs: 500, mediaIdleTimeoutMs: 1_000 });
+  await using s = await serve({ ...BUDGETS, mediaIdleTimeoutMs: 1_000 });
   s.upstream.fault = "dribble";
   s.upstream.dribbleIntervalMs = 25;
   const res = await s.proxy();
@@ -112,7 +117,11 @@ Deno.test("a slow but steady body (pauses under the idle timeout) is passed on w
 });
 
 Deno.test("many clients leaving mid-stream in a row leave no upstream connection open", async () => {
-  await using s = await serve({ mediaHeaderTimeoutMs: 5_000, mediaIdleTimeoutMs: 5_000 });
+  await using s = await serve({
+    ...BUDGETS,
+    mediaHeaderTimeoutMs: 5_000,
+    mediaIdleTimeoutMs: 5_000,
+  });
   s.upstream.fault = "dribble";
   s.upstream.dribbleIntervalMs = 10;
   const ROUNDS = 20;
@@ -133,7 +142,11 @@ Deno.test("many clients leaving mid-stream in a row leave no upstream connection
 });
 
 Deno.test("many clients leaving while the host hangs leave no upstream connection open", async () => {
-  await using s = await serve({ mediaHeaderTimeoutMs: 5_000, mediaIdleTimeoutMs: 5_000 });
+  await using s = await serve({
+    ...BUDGETS,
+    mediaHeaderTimeoutMs: 5_000,
+    mediaIdleTimeoutMs: 5_000,
+  });
   s.upstream.fault = "hang";
   const ROUNDS = 20;
   for (let round = 0; round < ROUNDS; round++) {
