@@ -1,4 +1,3 @@
-import { SELF_TEST_FAILED } from "../lib/capture/local/self_test.ts";
 import { createRouter } from "../lib/http/router.ts";
 
 /**
@@ -11,12 +10,12 @@ export function createHealthRouter() {
     const { store } = c.var.deps;
     c.header("Cache-Control", "no-store");
     const encoder = c.var.deps.exporter.encoder; // "sharp" or "wasm" (POST /api/export)
-    const capture = c.var.deps.capture.status().map(({ name, state, sandbox, detail }) => ({
+    const capture = c.var.deps.capture.status().map(({ name, state, sandbox, reason }) => ({
       name,
       state,
       ...(sandbox === undefined ? {} : { sandbox }),
-      // A failed boundary self-test is our own fixed text, and the reason operators must see.
-      ...(detail?.startsWith(SELF_TEST_FAILED) ? { reason: detail } : {}),
+      // Only reasons in our own words (a missing permission, a failed self-test) are shown.
+      ...(reason ? { reason } : {}),
     }));
     // "advisory": remote captures rely on the fleet's own firewall (README, Remote browsers).
     const boundary = c.var.deps.capture.boundary?.() ?? "enforced";

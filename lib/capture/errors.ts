@@ -6,6 +6,17 @@ import { ApiError } from "../errors.ts";
 import { TimeoutError as BoundTimeoutError } from "../timeout.ts";
 import type { EgressRefusal } from "./network/egress_proxy.ts";
 
+/**
+ * Why a backend cannot run, in our own fixed words (no address, no browser output), so it may
+ * be shown on the public /healthz: a missing permission or executable, a failed self-test.
+ */
+export class BackendDownError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "BackendDownError";
+  }
+}
+
 /** 503 when no browser can run; the hint names the three ways to provide one. */
 export function browserUnavailable(): ApiError {
   return new ApiError(503, "upstream_unavailable", "No browser is available to render the page.", {
@@ -127,7 +138,7 @@ function hostOf(url: string): string {
 }
 
 /** puppeteer's TimeoutError, known by name because puppeteer-core is loaded lazily. */
-function isPuppeteerTimeout(error: unknown): boolean {
+export function isPuppeteerTimeout(error: unknown): boolean {
   return error instanceof Error && error.name === "TimeoutError" &&
     !(error instanceof BoundTimeoutError);
 }

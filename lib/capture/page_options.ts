@@ -6,7 +6,6 @@
  */
 import type { FiltersEngine } from "@ghostery/adblocker";
 import type { Page } from "puppeteer-core";
-import { TimeoutError } from "puppeteer-core";
 import { ApiError } from "../errors.ts";
 import { adHidingCss } from "./adblock.ts";
 import { CONSENT_FALLBACK_CSS, installConsentHandler, settleConsent } from "./consent.ts";
@@ -18,6 +17,7 @@ import {
   type ShotArea,
 } from "./full_page.ts";
 import type { CaptureOptions } from "./options.ts";
+import { isPuppeteerTimeout } from "./errors.ts";
 
 // Consent dialogs get at most this long to be answered (within the capture budget).
 const CONSENT_BUDGET_MS = 3_000;
@@ -73,7 +73,7 @@ export async function waitForOption(
   try {
     await page.waitForSelector(selector, { visible: true, timeout });
   } catch (error) {
-    if (!(error instanceof TimeoutError)) throw error;
+    if (!isPuppeteerTimeout(error)) throw error;
     throw new ApiError(408, "upstream_timeout", "The awaited element did not appear in time.", {
       hint: `No visible element matched "${selector}" within the capture budget ` +
         "(CAPTURE_TIMEOUT_MS); check the selector, or capture without waitForSelector.",

@@ -37,6 +37,8 @@ export interface CaptureBackendStatus {
   state: "ready" | "starting" | "down";
   /** Endpoint and last error: for logs and tests, never shown to anonymous callers. */
   detail?: string;
+  /** Why a backend is down, when that is our own fixed text (BackendDownError): public. */
+  reason?: string;
   /** Local backend: whether Chromium runs with its sandbox (null before the first launch). */
   sandbox?: boolean | null;
 }

@@ -91,12 +91,15 @@ Deno.test("capture failures come back as their envelopes", async () => {
   }
 });
 
-Deno.test("a full capture queue answers 503 with Retry-After", async () => {
-  const t = await createCaptureApp({ env: { MAX_CONCURRENT_CAPTURES: "1" } });
+Deno.test("a capture queue past its time budget answers 503 with Retry-After", async () => {
+  const t = await createCaptureApp({
+    env: { MAX_CONCURRENT_CAPTURES: "1", CAPTURE_TIMEOUT_MS: "5000" },
+  });
   try {
     t.capture.hold();
     const settled: Response[] = [];
-    // One renders, four (4x concurrency) wait, the other five find the queue full.
+    // Admission is by expected wait: at the prior estimate of 1 s a render and one slot, five
+    // fit in the 5 s budget (one renders, four wait); the other five would wait too long.
     const pending = Array.from(
       { length: 10 },
       (_, i) =>

@@ -88,7 +88,7 @@ Deno.test("under Deno Deploy's permissions, without a remote browser: captures 5
     assert.equal(health.encoder, "wasm");
     assert.equal(health.capture[0].name, "chromium-local");
     assert.equal(health.capture[0].state, "down");
-    assert.match(health.capture[0].detail, /run permission/);
+    assert.match(health.capture[0].reason, /run permission/);
 
     const shot = await capture(svc, `${pages.origin}/`);
     assert.equal(shot.status, 503, shot.text);

@@ -14,6 +14,7 @@ import {
   type SandboxProbe,
   writeProfilePreferences,
 } from "./launch.ts";
+import { BackendDownError } from "../errors.ts";
 
 export { CHROME_CANDIDATES, findChromium } from "./launch.ts";
 
@@ -49,7 +50,7 @@ export interface BrowserHostOptions {
 export interface BrowserHost {
   /** The running browser, launching one if needed; throws when none can start. */
   get(): Promise<Browser>;
-  state(): { state: "ready" | "starting" | "down"; detail?: string };
+  state(): { state: "ready" | "starting" | "down"; detail?: string; reason?: string };
   /** Whether the running (or last) browser has Chromium's sandbox; null before a launch. */
   sandboxed(): boolean | null;
   /** Process id of the running browser (for tests and diagnostics). */
@@ -84,12 +85,14 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
 
   const launchOnce = async (): Promise<Browser> => {
     const executable = findChromium(options.chromePath);
-    if ("error" in executable) throw new Error(executable.error);
+    if ("error" in executable) throw new BackendDownError(executable.error);
     // Why: puppeteer spawns without listening for the spawn error, so a denied --allow-run
     // (Deno Deploy, `--deny-run`) would surface as an uncaught NotCapable and end the service.
     const run = await Deno.permissions.query({ name: "run", command: executable.path });
     if (run.state !== "granted") {
-      throw new Error(`run permission for ${executable.path} is not granted (--allow-run)`);
+      throw new BackendDownError(
+        `run permission for ${executable.path} is not granted (--allow-run)`,
+      );
     }
     const profile = await Deno.makeTempDir({ prefix: `${PROFILE_PREFIX}${Deno.pid}-` });
     const started = performance.now();
@@ -196,7 +199,9 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
     state() {
       if (current?.connected) return { state: "ready" };
       if (launching) return { state: "starting" };
-      return { state: "down", detail: lastFailure?.error.message ?? "not started" };
+      const error = lastFailure?.error;
+      const reason = error instanceof BackendDownError ? { reason: error.message } : {};
+      return { state: "down", detail: error?.message ?? "not started", ...reason };
     },
     sandboxed: () => sandboxed,
     pid: () => current?.process()?.pid,

@@ -10,7 +10,7 @@
 import type { Browser, Page } from "puppeteer-core";
 import type { ApiError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
-import { captureFailure } from "../errors.ts";
+import { BackendDownError, captureFailure } from "../errors.ts";
 import { createEgressProxy, type EgressSession } from "../network/egress_proxy.ts";
 import { render } from "../render.ts";
 import { type ContextOpener, openCaptureContext } from "./page_pool.ts";
@@ -22,7 +22,7 @@ export const SELF_TEST_FAILED = "boundary self-test failed: ";
  * Raised when the browser fails the self-test. Its message is our own fixed text (no address,
  * no browser output), so it is safe for logs and for the public /healthz.
  */
-export class BoundarySelfTestError extends Error {
+export class BoundarySelfTestError extends BackendDownError {
   constructor(reason: string) {
     super(`${SELF_TEST_FAILED}${reason}`);
     this.name = "BoundarySelfTestError";
