@@ -130,6 +130,11 @@ Deno.test("the editor sends full page, scale, cookie banner and ad options only 
         `document.getElementById("canvas").style.getPropertyValue("--css-width")`,
       );
       assert.equal(cssWidth, `${framed(3840) / 2}px`, "laid out at its size in CSS pixels");
+      // The export starts from every pixel of the canvas, not from what the screen shows.
+      await page.select("#export-format", "jpeg");
+      await submit(page, "#export-submit");
+      const size = `${framed(3840)}×${2160 + framed(3840) - 3840}`;
+      assert.match(await text(page, "#export-result"), new RegExp(`, ${size}\\)\\.$`));
     });
 
     await t.step("a mobile 2x capture is shown at the size of the mobile 1x one", async () => {
