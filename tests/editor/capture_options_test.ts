@@ -57,6 +57,14 @@ async function toggle(page: Page, selector: string) {
   await page.keyboard.press("Space");
 }
 
+/** The body of a plain desktop, light capture of `url`. */
+const plain = (url: string) => ({
+  url,
+  deviceType: "desktop",
+  colorScheme: "light",
+  forceRefresh: false,
+});
+
 // The frame's default padding is 6 % of the image's width on each side.
 const framed = (pixels: number) => pixels + 2 * Math.round((pixels * 6) / 100);
 
@@ -72,12 +80,7 @@ Deno.test("the editor sends full page, scale, cookie banner and ad options only 
       await page.type("#capture-url", instance.pageUrl);
       await submit(page, "#capture-submit");
       assert.match(await text(page, "#status"), /^Captured .* \(1920×1080, fresh\)\.$/);
-      assert.deepEqual(Object.keys(bodies.at(-1)!).sort(), [
-        "colorScheme",
-        "deviceType",
-        "forceRefresh",
-        "url",
-      ]);
+      assert.deepEqual(bodies.at(-1), plain(instance.pageUrl));
       const shown = await preview(page);
       assert.equal(shown.width, framed(1920));
       plainShownWidth = shown.shownWidth;
@@ -87,13 +90,7 @@ Deno.test("the editor sends full page, scale, cookie banner and ad options only 
       await toggle(page, CHECKBOXES.fullPage);
       await typeInto(page, "#capture-url", instance.tallPageUrl);
       await submit(page, "#capture-submit");
-      assert.deepEqual(bodies.at(-1), {
-        url: instance.tallPageUrl,
-        deviceType: "desktop",
-        colorScheme: "light",
-        forceRefresh: false,
-        fullPage: true,
-      });
+      assert.deepEqual(bodies.at(-1), { ...plain(instance.tallPageUrl), fullPage: true });
       assert.match(
         await text(page, "#status"),
         new RegExp(`^Captured .* \\(1920×${TALL_PAGE_PX}, fresh\\)\\.$`),
@@ -114,10 +111,7 @@ Deno.test("the editor sends full page, scale, cookie banner and ad options only 
       await typeInto(page, "#capture-url", instance.pageUrl);
       await submit(page, "#capture-submit");
       assert.deepEqual(bodies.at(-1), {
-        url: instance.pageUrl,
-        deviceType: "desktop",
-        colorScheme: "light",
-        forceRefresh: false,
+        ...plain(instance.pageUrl),
         scale: 2,
         hideCookieBanners: true,
       });
