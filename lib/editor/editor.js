@@ -47,6 +47,22 @@ function base64ToBlob(base64, type) {
   return new Blob([bytes], { type });
 }
 
+/**
+ * The capture options that differ from the API's defaults: a plain capture stays the same
+ * request, and so the same cache entry, as one from a page without these controls.
+ * @param {FormData} form
+ * @returns {{ fullPage?: true, scale?: number, hideCookieBanners?: true, blockAds?: true }}
+ */
+function captureOptions(form) {
+  const scale = Number(form.get("scale") ?? 1);
+  return {
+    ...(form.get("fullPage") === "on" && { fullPage: true }),
+    ...(scale !== 1 && { scale }),
+    ...(form.get("hideCookieBanners") === "on" && { hideCookieBanners: true }),
+    ...(form.get("blockAds") === "on" && { blockAds: true }),
+  };
+}
+
 els.captureForm.addEventListener("submit", (event) => {
   event.preventDefault();
   const form = new FormData(els.captureForm);
@@ -55,7 +71,9 @@ els.captureForm.addEventListener("submit", (event) => {
     deviceType: form.get("deviceType"),
     colorScheme: form.get("colorScheme"),
     forceRefresh: form.get("forceRefresh") === "on",
+    ...captureOptions(form),
   };
+  const scale = body.scale ?? 1;
   withProgress(`Capturing ${body.url}`, async (signal) => {
     const res = await request("/api/screenshot", {
       method: "POST",
@@ -66,9 +84,10 @@ els.captureForm.addEventListener("submit", (event) => {
     const shot = await res.json();
     const bitmap = await createImageBitmap(base64ToBlob(shot.screenshot, "image/png"));
     signal.throwIfAborted();
-    setSource(bitmap, new URL(shot.url).hostname);
+    setSource(bitmap, new URL(shot.url).hostname, scale);
     const origin = shot.cached ? "from the cache" : "fresh";
-    return `Captured ${shot.url} (${bitmap.width}×${bitmap.height}, ${origin}).`;
+    const cut = shot.truncated ? ", cut at the size limit" : "";
+    return `Captured ${shot.url} (${bitmap.width}×${bitmap.height}, ${origin}${cut}).`;
   });
 });
 

@@ -37,8 +37,9 @@ const outputs = {
 const TALL_RATIO = 2.5;
 
 /**
- * What is being framed: a bitmap or canvas, and a name for the download.
- * @type {{ image: Drawable, name: string } | null}
+ * What is being framed: a bitmap or canvas, a name for the download, and its pixels per CSS
+ * pixel (a capture at scale 2 has twice the pixels of the page it shows).
+ * @type {{ image: Drawable, name: string, scale: number } | null}
  */
 let source = null;
 
@@ -63,9 +64,10 @@ function frameSettings() {
  * Frames `image` from now on and shows it.
  * @param {Drawable} image
  * @param {string} name used in the download's file name
+ * @param {number} [scale] pixels per CSS pixel of `image` (a capture's `scale`)
  */
-export function setSource(image, name) {
-  source = { image, name };
+export function setSource(image, name, scale = 1) {
+  source = { image, name, scale };
   els.empty.hidden = true;
   els.canvas.hidden = false;
   els.exportResult.textContent = "";
@@ -85,14 +87,18 @@ export function render() {
   inputs.from.disabled = settings.background === "none";
   if (!source) return;
   const { width: w, height: h } = source.image;
-  // Sliders are in units of a 1000 px wide image, so the look does not depend on capture size.
-  const unit = Math.max(w, 600) / 1000;
+  const scale = source.scale;
+  // Sliders are in units of a 1000 CSS px wide image, so the look depends neither on capture
+  // size nor on scale: a 2x capture is framed like the 1x one, in twice the pixels.
+  const unit = (Math.max(w / scale, 600) * scale) / 1000;
   const pad = Math.round((w * settings.padding) / 100);
   const radius = Math.min(settings.radius * unit, w / 2, h / 2);
   const blur = settings.shadow * unit;
   const canvas = els.canvas;
   canvas.width = w + 2 * pad;
   canvas.height = h + 2 * pad;
+  // Shown at its size in CSS pixels (sharper, not bigger); export keeps every pixel.
+  canvas.style.setProperty("--css-width", `${canvas.width / scale}px`);
   const tall = canvas.height > TALL_RATIO * canvas.width;
   els.preview.classList.toggle("tall", tall);
   // A scrolling preview must be reachable with Tab to be scrolled from the keyboard.

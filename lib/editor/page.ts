@@ -39,6 +39,12 @@ type Choices = Array<[value: string, label: string]>;
 
 const LIGHT_DARK: Choices = [["light", "Light"], ["dark", "Dark"]];
 const DEVICES: Choices = [["desktop", "Desktop"], ["mobile", "Mobile"]];
+// The capture's device pixel ratios (the API's `scale`); 1 is the default.
+const SCALE_CHOICES: Choices = [["1", "1x"], ["2", "2x"], ["3", "3x"]];
+
+/** A checkbox inside its own label; unchecked is the API's default. */
+const checkbox = (id: string, name: string, label: string) =>
+  html`<label class="check"><input type="checkbox" id="${id}" name="${name}"> ${label}</label>`;
 
 /** A radio group drawn as a segmented control; the first choice is the default. */
 const segmented = (legend: string, name: string, choices: Choices) =>
@@ -113,8 +119,14 @@ export function editorPage({ assets, maxUploadBytes }: EditorPageOptions) {
                   ${segmented("Device", "deviceType", DEVICES)}
                   ${segmented("Page colours", "colorScheme", LIGHT_DARK)}
                 </div>
-                <label class="check"><input type="checkbox" id="capture-refresh" name="forceRefresh">
-                  Refresh (skip the cached capture)</label>
+                ${segmented("Scale", "scale", SCALE_CHOICES)}
+                <fieldset class="checks">
+                  <legend>Options</legend>
+                  ${checkbox("capture-full-page", "fullPage", "Full page")}
+                  ${checkbox("capture-hide-cookies", "hideCookieBanners", "Hide cookie banners")}
+                  ${checkbox("capture-block-ads", "blockAds", "Block ads")}
+                </fieldset>
+                ${checkbox("capture-refresh", "forceRefresh", "Refresh (skip the cached capture)")}
                 <button type="submit" id="capture-submit"
                   aria-keyshortcuts="Control+Enter Meta+Enter">Capture</button>
               </form>

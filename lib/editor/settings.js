@@ -3,14 +3,18 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 /// <reference lib="esnext" />
-// The last settings (device, colours, frame, format, preset) are remembered in localStorage,
-// so the next visit starts where this one left off.
+// The last settings (device, colours, capture options, frame, format, preset) are remembered in
+// localStorage, so the next visit starts where this one left off.
 
 const KEY = "shotline.editor.settings";
-// Form field names; the URL and post fields are left out on purpose (they are one-off).
+// Form field names; the URL, post and Refresh fields are left out on purpose (they are one-off).
 const REMEMBERED = [
   "deviceType",
   "colorScheme",
+  "scale",
+  "fullPage",
+  "hideCookieBanners",
+  "blockAds",
   "cardTheme",
   "background",
   "colorFrom",
@@ -27,9 +31,14 @@ const fieldsNamed = (name) => /** @type {NodeListOf<HTMLInputElement | HTMLSelec
   document.querySelectorAll(`[name="${name}"]`)
 );
 
-/** @param {string} name */
+/**
+ * A field's value: a string, or for a checkbox whether it is ticked.
+ * @param {string} name
+ * @returns {string | boolean | null}
+ */
 function currentValue(name) {
   for (const field of fieldsNamed(name)) {
+    if (field instanceof HTMLInputElement && field.type === "checkbox") return field.checked;
     if (field instanceof HTMLInputElement && field.type === "radio") {
       if (field.checked) return field.value;
     } else {
@@ -45,9 +54,12 @@ function currentValue(name) {
  * @param {unknown} value
  */
 function applyValue(name, value) {
-  if (typeof value !== "string") return;
   for (const field of fieldsNamed(name)) {
-    if (field instanceof HTMLInputElement && field.type === "radio") {
+    if (field instanceof HTMLInputElement && field.type === "checkbox") {
+      if (typeof value === "boolean") field.checked = value;
+    } else if (typeof value !== "string") {
+      continue;
+    } else if (field instanceof HTMLInputElement && field.type === "radio") {
       if (field.value === value) field.checked = true;
     } else if (field instanceof HTMLSelectElement) {
       if ([...field.options].some((option) => option.value === value)) field.value = value;
@@ -70,7 +82,7 @@ function read() {
 }
 
 function save() {
-  /** @type {Record<string, string>} */
+  /** @type {Record<string, string | boolean>} */
   const values = {};
   for (const name of REMEMBERED) {
     const value = currentValue(name);

@@ -55,7 +55,16 @@ Deno.test("every control of the page has a label, and every id the script uses e
     const ids = new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]));
     const labelled = new Set([...html.matchAll(/<label\s[^>]*\bfor="([^"]+)"/g)].map((m) => m[1]));
     const controls = [...html.matchAll(/<(input|select)\b[^>]*\sid="([^"]+)"/g)];
-    assert.ok(controls.length >= 15, `${controls.length} controls`);
+    assert.ok(controls.length >= 22, `${controls.length} controls`);
+    // The capture options of the API, each under the name of its field.
+    for (const name of ["fullPage", "scale", "hideCookieBanners", "blockAds"]) {
+      assert.match(html, new RegExp(`<input type="(checkbox|radio)" id="[^"]+"\\s+name="${name}"`));
+    }
+    assert.deepEqual([...html.matchAll(/name="scale" value="(\d)"/g)].map((m) => m[1]), [
+      "1",
+      "2",
+      "3",
+    ]);
     for (const [tag, , id] of controls) {
       // A checkbox may sit inside its label instead.
       const wrapped = new RegExp(`<label[^>]*>\\s*<input[^>]*id="${id}"`).test(html);
