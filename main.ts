@@ -2,9 +2,9 @@ import { createApp } from "./app.ts";
 import { createAdFilters } from "./lib/capture/adblock_lists.ts";
 import { createCaptureBackends } from "./lib/capture/backends.ts";
 import { createImageExporter } from "./lib/codecs/exporter.ts";
-import { CONFIG_VARIABLES, ConfigError, parseConfig } from "./lib/config.ts";
+import { ConfigError, parseConfig, readEnvironment } from "./lib/config.ts";
 import { assembleServices } from "./lib/http/app_env.ts";
-import { createDrainGate } from "./lib/http/drain.ts";
+import { createDrainGate, drainThenClose } from "./lib/http/drain.ts";
 import { createLogger } from "./lib/log.ts";
 import { openStore } from "./lib/store/open.ts";
 import { SYSTEM_CLOCK } from "./lib/store/store.ts";
@@ -14,7 +14,7 @@ import { DEFAULT_UPSTREAMS } from "./lib/upstreams.ts";
 const DRAIN_TIMEOUT_MS = 20_000;
 
 async function main() {
-  const { env, denied } = readEnvironment();
+  const { env, denied } = readEnvironment(Deno.env);
   let config;
   try {
     config = parseConfig(env);
@@ -68,51 +68,25 @@ async function main() {
     onListen: ({ hostname, port }) => log.info("listening", { hostname, port, store: store.kind }),
   }, gate.fetch);
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info("shutting down", { signal, drainTimeoutMs: DRAIN_TIMEOUT_MS });
-    const deadline = Date.now() + DRAIN_TIMEOUT_MS;
-    // Uploads in progress must arrive before the listener closes (see lib/http/drain.ts).
-    if (!await gate.closeGate(DRAIN_TIMEOUT_MS)) log.warn("uploads still arriving at the bound");
-    const drained = await Promise.race([
-      server.shutdown().then(() => true),
-      new Promise<false>((resolve) =>
-        setTimeout(resolve, Math.max(0, deadline - Date.now()), false)
-      ),
-    ]);
-    if (!drained) log.warn("drain timed out; closing with requests in flight");
-    adFilters.close();
-    await store.close();
-    await exporter.close();
-    await capture.close(); // kills Chromium, stops the egress proxy, removes the profile
-    log.info("stopped");
-    Deno.exit(0);
-  };
+  const shutdown = drainThenClose({
+    gate,
+    server,
+    log,
+    timeoutMs: DRAIN_TIMEOUT_MS,
+    // In order: nothing new is fetched, then the stores and encoders, then the browser (which
+    // also stops the egress proxy and removes the profile).
+    close: [
+      () => adFilters.close(),
+      () => store.close(),
+      () => exporter.close(),
+      () => capture.close(),
+    ],
+  });
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    Deno.addSignalListener(signal, () => void shutdown(signal));
+    Deno.addSignalListener(signal, async () => {
+      if (await shutdown(signal)) Deno.exit(0);
+    });
   }
-}
-
-/** The environment, or (without full --allow-env) each variable we may read; denied ones are unset. */
-function readEnvironment(): { env: Record<string, string>; denied: string[] } {
-  try {
-    return { env: Deno.env.toObject(), denied: [] };
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotCapable)) throw error;
-  }
-  const env: Record<string, string> = {};
-  const denied: string[] = [];
-  for (const name of CONFIG_VARIABLES) {
-    try {
-      const value = Deno.env.get(name);
-      if (value !== undefined) env[name] = value;
-    } catch {
-      denied.push(name);
-    }
-  }
-  return { env, denied };
 }
 
 if (import.meta.main) await main();

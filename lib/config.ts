@@ -136,3 +136,28 @@ function parseListen(value: string): { hostname: string; port: number } | null {
   if (!match || port < 1 || port > 65535) return null;
   return { hostname: match[1].replace(/^\[|\]$/g, ""), port };
 }
+
+/**
+ * The environment from `source` (Deno.env, passed in by main.ts), or, without full --allow-env,
+ * each variable of the Configuration table we may read; denied ones count as unset.
+ */
+export function readEnvironment(
+  source: Pick<Deno.Env, "toObject" | "get">,
+): { env: Record<string, string>; denied: string[] } {
+  try {
+    return { env: source.toObject(), denied: [] };
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotCapable)) throw error;
+  }
+  const env: Record<string, string> = {};
+  const denied: string[] = [];
+  for (const name of CONFIG_VARIABLES) {
+    try {
+      const value = source.get(name);
+      if (value !== undefined) env[name] = value;
+    } catch {
+      denied.push(name);
+    }
+  }
+  return { env, denied };
+}

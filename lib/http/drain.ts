@@ -1,4 +1,5 @@
 import { ApiError, errorEnvelope } from "../errors.ts";
+import type { Logger } from "../log.ts";
 
 type Handler = (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>;
 
@@ -58,4 +59,43 @@ export function createDrainGate(handler: Handler, publicBaseUrl?: string) {
   }
 
   return { fetch, closeGate };
+}
+
+export interface DrainOptions {
+  gate: ReturnType<typeof createDrainGate>;
+  server: Deno.HttpServer;
+  log: Logger;
+  /** The whole drain's bound; past it the service closes with requests in flight. */
+  timeoutMs: number;
+  /** Run one after another once the listener is closed. */
+  close: Array<() => unknown>;
+}
+
+/**
+ * The shutdown sequence for a signal: refuse new requests while uploads in progress arrive
+ * (see createDrainGate), close the listener and let in-flight requests finish, all within
+ * `timeoutMs`, then close every component in order. Resolves true once, for the first signal.
+ */
+export function drainThenClose(options: DrainOptions): (signal: string) => Promise<boolean> {
+  const { gate, server, log, timeoutMs } = options;
+  let stopping = false;
+  return async (signal) => {
+    if (stopping) return false;
+    stopping = true;
+    log.info("shutting down", { signal, drainTimeoutMs: timeoutMs });
+    const deadline = Date.now() + timeoutMs;
+    if (!await gate.closeGate(timeoutMs)) log.warn("uploads still arriving at the bound");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const drained = await Promise.race([
+      server.shutdown().then(() => true),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(resolve, Math.max(0, deadline - Date.now()), false);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!drained) log.warn("drain timed out; closing with requests in flight");
+    for (const close of options.close) await close();
+    log.info("stopped");
+    return true;
+  };
 }
