@@ -97,7 +97,8 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     };
   } catch (error) {
     // Chromium reports a destination the proxy refused only as a generic tunnel or proxy error.
-    const refusal = /net::ERR_/.test(String(error)) && navigationRefusal(network, session);
+    const refusal = /net::ERR_/.test(String(error)) &&
+      await awaitNavigationRefusal(network, session);
     throw refusal ? refusalError(refusal) : error;
   } finally {
     network.stop();
@@ -112,6 +113,24 @@ function rejectProxyAnswer(
   if (!network.mainResponse?.headers()[EGRESS_MARKER_HEADER]) return;
   const refusal = navigationRefusal(network, session);
   if (refusal) throw refusalError(refusal);
+}
+
+// puppeteer may deliver a redirect hop's request event just after the navigation's failure.
+const HOP_EVENT_GRACE_MS = 100;
+
+/** navigationRefusal, giving a redirect hop's late request event a short, bounded moment. */
+async function awaitNavigationRefusal(
+  network: ReturnType<typeof trackNetwork>,
+  session: Pick<EgressSession, "refusals">,
+): Promise<EgressRefusal | undefined> {
+  const until = performance.now() + HOP_EVENT_GRACE_MS;
+  let refusal = navigationRefusal(network, session);
+  // Only while some refusal is still unexplained: otherwise there is nothing to wait for.
+  while (!refusal && session.refusals.length > 0 && performance.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    refusal = navigationRefusal(network, session);
+  }
+  return refusal;
 }
 
 /**

@@ -85,14 +85,13 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
 
   const launchOnce = async (): Promise<Browser> => {
     const executable = findChromium(options.chromePath);
-    if ("error" in executable) throw new BackendDownError(executable.error);
+    if ("error" in executable) throw new Error(executable.error);
     // Why: puppeteer spawns without listening for the spawn error, so a denied --allow-run
     // (Deno Deploy, `--deny-run`) would surface as an uncaught NotCapable and end the service.
     const run = await Deno.permissions.query({ name: "run", command: executable.path });
     if (run.state !== "granted") {
-      throw new BackendDownError(
-        `run permission for ${executable.path} is not granted (--allow-run)`,
-      );
+      // No path in the message: it is shown on the public /healthz.
+      throw new BackendDownError("run permission for Chromium is not granted (--allow-run)");
     }
     const profile = await Deno.makeTempDir({ prefix: `${PROFILE_PREFIX}${Deno.pid}-` });
     const started = performance.now();
