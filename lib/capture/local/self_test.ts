@@ -16,7 +16,7 @@ import { render } from "../render.ts";
 import { type ContextOpener, openCaptureContext } from "./page_pool.ts";
 
 /** How every self-test failure message starts. */
-export const SELF_TEST_FAILED = "boundary self-test failed: ";
+const SELF_TEST_FAILED = "boundary self-test failed: ";
 
 /**
  * Raised when the browser fails the self-test. Its message is our own fixed text (no address,
