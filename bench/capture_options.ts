@@ -14,7 +14,7 @@
  */
 import captureWebsite from "capture-website";
 import puppeteer, { type Browser, type CDPSession } from "puppeteer-core";
-import { MAX_CAPTURE_HEIGHT } from "../lib/capture/options.ts";
+import { MAX_CAPTURE_HEIGHT } from "../lib/capture/request/options.ts";
 import { loadAverage, median } from "./measure.ts";
 import { sampleMemory, startService } from "./load_service.ts";
 import { CHROMIUM, FLAGS, servePages } from "./peers_capture.ts";

@@ -11,7 +11,7 @@
  * public.test: the fleet resolves it there itself (--host-resolver-rules), and the proxy's dial
  * seam sends the fake public address it checked to the same server.
  */
-import { createFleetProxy } from "../lib/capture/network/fleet_proxy.ts";
+import { createFleetProxy } from "../lib/egress/fleet_proxy.ts";
 import { createRemoteCapturer } from "../lib/capture/remote/capturer.ts";
 import type { Capturer } from "../lib/capture/types.ts";
 import { createLogger } from "../lib/log.ts";

@@ -1,4 +1,4 @@
-import { parseTargetUrl } from "../lib/capture/target_url.ts";
+import { parseTargetUrl } from "../lib/capture/request/target_url.ts";
 import { ApiError } from "../lib/errors.ts";
 import { createRouter } from "../lib/http/router.ts";
 

@@ -6,7 +6,7 @@ import {
   MAX_HIDE_SELECTORS,
   MAX_SELECTOR_LENGTH,
   SCALES,
-} from "../lib/capture/options.ts";
+} from "../lib/capture/request/options.ts";
 import { COLOR_SCHEMES, DEVICE_TYPES } from "../lib/capture/types.ts";
 import { RATE_LIMIT_HEADERS } from "../lib/http/openapi_responses.ts";
 

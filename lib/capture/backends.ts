@@ -8,13 +8,13 @@
 import type { Config } from "../config.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import type { AdFilters } from "./adblock_lists.ts";
-import { type Resolver, resolveWithDns } from "./network/address.ts";
+import type { AdFilters } from "./page/adblock_lists.ts";
+import { type Resolver, resolveWithDns } from "../egress/address.ts";
 import { findChromium } from "./local/browser.ts";
 import { CHROMIUM_LOCAL, createChromiumCapturer } from "./local/capturer.ts";
 import { CHROMIUM_REMOTE, createRemoteCapturer } from "./remote/capturer.ts";
 import { instrumentBackend } from "../telemetry/instrument.ts";
-import { createFleetProxy } from "./network/fleet_proxy.ts";
+import { createFleetProxy } from "../egress/fleet_proxy.ts";
 import type { Backoff } from "./remote/endpoint.ts";
 import type { CaptureJob, Capturer, CaptureResult } from "./types.ts";
 

@@ -2,12 +2,12 @@ import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Clock } from "../store/store.ts";
 import type { CachedCapture, CaptureCache } from "./cache.ts";
-import { optionsDigest } from "./options.ts";
-import { createCaptureSlots } from "./slots.ts";
+import { optionsDigest } from "./request/options.ts";
+import { createCaptureSlots } from "./admission.ts";
 import type { CaptureJob, Capturer } from "./types.ts";
 import { METRICS } from "../telemetry/metrics.ts";
 import { traced } from "../telemetry/trace.ts";
-import { redactUrls, targetLogFields } from "./log_target.ts";
+import { redactUrls, targetLogFields } from "./request/log_target.ts";
 
 /** Largest capture written to the cache; bigger ones are served but not stored. */
 export const DEFAULT_MAX_CACHED_PNG_BYTES = 8 * 1024 * 1024;
@@ -36,7 +36,7 @@ export interface ScreenshotServiceOptions {
   clock: Clock;
   /** MAX_CONCURRENT_CAPTURES. */
   maxConcurrent: number;
-  /** CAPTURE_TIMEOUT_MS: a render is admitted while the queue ahead fits in it (slots.ts). */
+  /** CAPTURE_TIMEOUT_MS: a render is admitted while the queue ahead fits in it (admission.ts). */
   queueBudgetMs: number;
   /** Hard ceiling on renders waiting for a slot, whatever the time estimate says. */
   maxQueued?: number;

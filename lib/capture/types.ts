@@ -1,5 +1,5 @@
 /** The capture contract shared by the browser backends and the screenshot service. */
-import type { CaptureOptions } from "./options.ts";
+import type { CaptureOptions } from "./request/options.ts";
 
 export const DEVICE_TYPES = ["desktop", "mobile"] as const;
 export type DeviceType = typeof DEVICE_TYPES[number];
@@ -13,7 +13,7 @@ export const VIEWPORTS: Record<DeviceType, { width: number; height: number }> = 
   mobile: { width: 375, height: 667 },
 };
 
-/** One render: `url` is already validated and normalised (lib/capture/target_url.ts). */
+/** One render: `url` is already validated and normalised (lib/capture/request/target_url.ts). */
 export interface CaptureJob {
   url: string;
   deviceType: DeviceType;

@@ -5,13 +5,9 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { forbiddenReason, isIpLiteral } from "../../lib/capture/network/address.ts";
-import {
-  checkDestination,
-  dialChecked,
-  type EgressPolicy,
-} from "../../lib/capture/network/egress_policy.ts";
-import { createEgressProxy } from "../../lib/capture/network/egress_proxy.ts";
+import { forbiddenReason, isIpLiteral } from "../../lib/egress/address.ts";
+import { checkDestination, dialChecked, type EgressPolicy } from "../../lib/egress/policy.ts";
+import { createEgressProxy } from "../../lib/egress/proxy.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import {
   FORBIDDEN_V4,

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { forbiddenReason } from "../../lib/capture/network/address.ts";
-import { parseTargetUrl } from "../../lib/capture/target_url.ts";
+import { forbiddenReason } from "../../lib/egress/address.ts";
+import { parseTargetUrl } from "../../lib/capture/request/target_url.ts";
 import { ApiError } from "../../lib/errors.ts";
 import {
   FORBIDDEN_V4,

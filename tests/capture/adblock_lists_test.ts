@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { Request as FilterRequest } from "@ghostery/adblocker";
-import { createAdFilters, LIST_FRESH_MS } from "../../lib/capture/adblock_lists.ts";
+import { createAdFilters, LIST_FRESH_MS } from "../../lib/capture/page/adblock_lists.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { createKvStore } from "../../lib/store/deno_kv.ts";
 import { manualClock } from "../helpers/app.ts";

@@ -5,7 +5,7 @@ import {
   parseIpv4,
   parseIpv6,
   resolveWithDns,
-} from "../../lib/capture/network/address.ts";
+} from "../../lib/egress/address.ts";
 
 const CASES: [string, string | null][] = [
   // Public addresses pass.

@@ -4,9 +4,9 @@
  * "internet" server. A second loopback server plays the private network: nothing may reach it.
  */
 import assert from "node:assert/strict";
-import type { Resolver } from "../../lib/capture/network/address.ts";
+import type { Resolver } from "../../lib/egress/address.ts";
 import { createChromiumCapturer } from "../../lib/capture/local/capturer.ts";
-import type { Dialer } from "../../lib/capture/network/egress_policy.ts";
+import type { Dialer } from "../../lib/egress/policy.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import {

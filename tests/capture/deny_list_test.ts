@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { forbiddenReason } from "../../lib/capture/network/address.ts";
-import { deniedByCidrs, parseCidr, parseCidrList } from "../../lib/capture/network/cidr.ts";
-import { checkDestination, type EgressPolicy } from "../../lib/capture/network/egress_policy.ts";
+import { forbiddenReason } from "../../lib/egress/address.ts";
+import { deniedByCidrs, parseCidr, parseCidrList } from "../../lib/cidr.ts";
+import { checkDestination, type EgressPolicy } from "../../lib/egress/policy.ts";
 
 Deno.test("well-known cloud-internal addresses in public ranges are refused", () => {
   for (

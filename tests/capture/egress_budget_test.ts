@@ -1,6 +1,6 @@
 /** Per-capture limits of the egress proxy: a byte budget, and connections open at once. */
 import assert from "node:assert/strict";
-import { createEgressProxy } from "../../lib/capture/network/egress_proxy.ts";
+import { createEgressProxy } from "../../lib/egress/proxy.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 
 /** A loopback server that sends `size` bytes to whoever connects, then closes. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import type { Resolver } from "../../lib/capture/network/address.ts";
-import type { Dialer } from "../../lib/capture/network/egress_policy.ts";
-import { createEgressProxy, type EgressSession } from "../../lib/capture/network/egress_proxy.ts";
+import type { Resolver } from "../../lib/egress/address.ts";
+import type { Dialer } from "../../lib/egress/policy.ts";
+import { createEgressProxy, type EgressSession } from "../../lib/egress/proxy.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 
 // A public address the tests pretend names resolve to; the dial seam sends it to a loopback server.

@@ -4,8 +4,8 @@
  * open a tunnel, and they open it under that capture's policy.
  */
 import assert from "node:assert/strict";
-import { createFleetProxy } from "../../lib/capture/network/fleet_proxy.ts";
-import type { ProxyCredentials } from "../../lib/capture/network/proxy_auth.ts";
+import { createFleetProxy } from "../../lib/egress/fleet_proxy.ts";
+import type { ProxyCredentials } from "../../lib/egress/proxy_auth.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { servePages } from "../helpers/capture_fixtures.ts";
 import { loopbackFleetProxy } from "../helpers/fleet_proxy.ts";

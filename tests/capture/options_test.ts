@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { captureKey, captureUrlKey } from "../../lib/capture/cache.ts";
-import { canonicalOptions, optionsDigest } from "../../lib/capture/options.ts";
+import { canonicalOptions, optionsDigest } from "../../lib/capture/request/options.ts";
 import type { CaptureJob } from "../../lib/capture/types.ts";
 import { createCaptureApp } from "../helpers/capture_app.ts";
 import { assertEnvelope } from "../helpers/envelope.ts";

@@ -6,7 +6,7 @@
  * network, and nothing may reach it.
  */
 import assert from "node:assert/strict";
-import type { Resolver } from "../../lib/capture/network/address.ts";
+import type { Resolver } from "../../lib/egress/address.ts";
 import { createRemoteCapturer } from "../../lib/capture/remote/capturer.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import {

@@ -4,9 +4,9 @@
  * interception, so that is what this file proves most carefully.
  */
 import assert from "node:assert/strict";
-import { createAdFilters } from "../../lib/capture/adblock_lists.ts";
+import { createAdFilters } from "../../lib/capture/page/adblock_lists.ts";
 import { createRemoteCapturer } from "../../lib/capture/remote/capturer.ts";
-import type { CaptureOptions } from "../../lib/capture/options.ts";
+import type { CaptureOptions } from "../../lib/capture/request/options.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { createKvStore } from "../../lib/store/deno_kv.ts";
 import { decodePng, servePages } from "../helpers/capture_fixtures.ts";

@@ -5,7 +5,7 @@
  * page and the loopback "private network" is then our check and the request interception.
  */
 import assert from "node:assert/strict";
-import type { Resolver } from "../../lib/capture/network/address.ts";
+import type { Resolver } from "../../lib/egress/address.ts";
 import { createRemoteCapturer } from "../../lib/capture/remote/capturer.ts";
 import type { CaptureJob } from "../../lib/capture/types.ts";
 import { ApiError } from "../../lib/errors.ts";

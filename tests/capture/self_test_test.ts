@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import type { Browser, BrowserContext, Page } from "puppeteer-core";
 import { createChromiumCapturer } from "../../lib/capture/local/capturer.ts";
-import type { ContextOpener } from "../../lib/capture/local/page_pool.ts";
+import type { ContextOpener } from "../../lib/capture/local/context_pool.ts";
 import {
   BoundarySelfTestError,
   MIN_TESTED_CHROMIUM,

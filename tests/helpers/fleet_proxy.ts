@@ -4,7 +4,7 @@
  * seam sends the fake public address to the loopback "internet" server. The seam runs only after
  * the check, and records every address it is asked to dial.
  */
-import { createFleetProxy, type FleetProxy } from "../../lib/capture/network/fleet_proxy.ts";
+import { createFleetProxy, type FleetProxy } from "../../lib/egress/fleet_proxy.ts";
 import type { Logger } from "../../lib/log.ts";
 
 export const PUBLIC_IP = "93.184.215.14";

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { ApiError } from "../../lib/errors.ts";
-import { createEgressProxy } from "../../lib/capture/network/egress_proxy.ts";
+import { createEgressProxy } from "../../lib/egress/proxy.ts";
 import type { Capturer } from "../../lib/capture/types.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { createKvStore } from "../../lib/store/deno_kv.ts";

@@ -3,7 +3,7 @@
  * proxy, relaunched when it dies, and closed with its temporary profile removed.
  */
 import type { Browser } from "puppeteer-core";
-import { loadPuppeteer } from "../puppeteer.ts";
+import { loadPuppeteer } from "../page/puppeteer.ts";
 import type { Logger } from "../../log.ts";
 import { METRICS } from "../../telemetry/metrics.ts";
 import {
@@ -14,7 +14,7 @@ import {
   type SandboxProbe,
   writeProfilePreferences,
 } from "./launch.ts";
-import { BackendDownError } from "../errors.ts";
+import { BackendDownError } from "../page/failures.ts";
 
 export { CHROME_CANDIDATES, findChromium } from "./launch.ts";
 

@@ -4,19 +4,19 @@
  */
 import type { Browser } from "puppeteer-core";
 import type { Logger } from "../../log.ts";
-import { type Resolver, resolveWithDns } from "../network/address.ts";
+import { type Resolver, resolveWithDns } from "../../egress/address.ts";
 import { createBrowserHost } from "./browser.ts";
-import { browserUnavailable, captureFailure } from "../errors.ts";
-import type { Dialer } from "../network/egress_policy.ts";
-import { createEgressProxy, type EgressSession } from "../network/egress_proxy.ts";
-import { type ContextOpener, createPagePool, type PagePool } from "./page_pool.ts";
+import { browserUnavailable, captureFailure } from "../page/failures.ts";
+import type { Dialer } from "../../egress/policy.ts";
+import { createEgressProxy, type EgressSession } from "../../egress/proxy.ts";
+import { type ContextOpener, createPagePool, type PagePool } from "./context_pool.ts";
 import { runBoundarySelfTest, warnIfUntested } from "./self_test.ts";
-import { adRequestBlocker, interceptRequests, requireEngine } from "../adblock.ts";
-import type { AdFilters } from "../adblock_lists.ts";
-import { render } from "../render.ts";
-import { redactUrls } from "../log_target.ts";
-import { closeOpenedTargets } from "../page_lockdown.ts";
-import type { Cidr } from "../network/cidr.ts";
+import { adRequestBlocker, interceptRequests, requireEngine } from "../page/adblock.ts";
+import type { AdFilters } from "../page/adblock_lists.ts";
+import { render } from "../page/render.ts";
+import { redactUrls } from "../request/log_target.ts";
+import { closeOpenedTargets } from "../page/lockdown.ts";
+import type { Cidr } from "../../cidr.ts";
 import type { CaptureBackendStatus, CaptureJob, Capturer, CaptureResult } from "../types.ts";
 import { traced } from "../../telemetry/trace.ts";
 

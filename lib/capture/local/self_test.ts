@@ -10,10 +10,10 @@
 import type { Browser, Page } from "puppeteer-core";
 import type { ApiError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
-import { BackendDownError, captureFailure } from "../errors.ts";
-import { createEgressProxy, type EgressSession } from "../network/egress_proxy.ts";
-import { render } from "../render.ts";
-import { type ContextOpener, openCaptureContext } from "./page_pool.ts";
+import { BackendDownError, captureFailure } from "../page/failures.ts";
+import { createEgressProxy, type EgressSession } from "../../egress/proxy.ts";
+import { render } from "../page/render.ts";
+import { type ContextOpener, openCaptureContext } from "./context_pool.ts";
 
 /** How every self-test failure message starts. */
 const SELF_TEST_FAILED = "boundary self-test failed: ";

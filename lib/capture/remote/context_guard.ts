@@ -6,7 +6,7 @@
  */
 import type { HTTPRequest, Page } from "puppeteer-core";
 import type { Logger } from "../../log.ts";
-import type { ProxyCredentials } from "../network/proxy_auth.ts";
+import type { ProxyCredentials } from "../../egress/proxy_auth.ts";
 
 /**
  * Sets up `page` (the capture's only page in `context`): proxy credentials and, once the first

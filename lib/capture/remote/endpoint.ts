@@ -4,7 +4,7 @@
  * launch or close that browser; `close()` only disconnects.
  */
 import type { Browser } from "puppeteer-core";
-import { loadPuppeteer } from "../puppeteer.ts";
+import { loadPuppeteer } from "../page/puppeteer.ts";
 import type { Logger } from "../../log.ts";
 import { withTimeout } from "../../timeout.ts";
 import type { CaptureBackendStatus } from "../types.ts";

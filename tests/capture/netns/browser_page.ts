@@ -5,7 +5,7 @@
  */
 import type { Page } from "puppeteer-core";
 import { createBrowserHost } from "../../../lib/capture/local/browser.ts";
-import { createEgressProxy } from "../../../lib/capture/network/egress_proxy.ts";
+import { createEgressProxy } from "../../../lib/egress/proxy.ts";
 import { createLogger } from "../../../lib/log.ts";
 
 /** Runs `use` with the page, then closes the browser and the proxy. */

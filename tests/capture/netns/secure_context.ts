@@ -6,7 +6,7 @@
  * session is told to accept (the service itself never ignores certificate errors).
  * Prints { positiveControl, seen, contacts } as its last stdout line.
  */
-import { lockDownPage } from "../../../lib/capture/page_lockdown.ts";
+import { lockDownPage } from "../../../lib/capture/page/lockdown.ts";
 import { withCapturePage } from "./browser_page.ts";
 import { positiveControl, setUpNetwork, startCanaries } from "./inner.ts";
 import { ATTACKER, FORBIDDEN_V4, FORBIDDEN_V6, SERVICE_WORKER } from "./vectors.ts";

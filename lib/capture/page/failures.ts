@@ -2,9 +2,9 @@
  * Turns what went wrong in a capture into the API's errors, so a target that cannot be loaded
  * is answered with an envelope that says why, never with a picture of Chromium's error page.
  */
-import { ApiError } from "../errors.ts";
-import { TimeoutError as BoundTimeoutError } from "../timeout.ts";
-import type { EgressRefusal } from "./network/egress_proxy.ts";
+import { ApiError } from "../../errors.ts";
+import { TimeoutError as BoundTimeoutError } from "../../timeout.ts";
+import type { EgressRefusal } from "../../egress/proxy.ts";
 
 /**
  * Why a backend cannot run, in our own fixed words (no address, no browser output), so it may

@@ -5,7 +5,7 @@
  * is defence in depth.
  */
 import type { Browser, Page, WebWorker } from "puppeteer-core";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../../log.ts";
 
 /** WebRTC's constructors: without them a page cannot open a peer connection at all. */
 export const WEBRTC_GLOBALS = [

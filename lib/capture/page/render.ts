@@ -5,16 +5,16 @@
  */
 import type { FiltersEngine } from "@ghostery/adblocker";
 import type { HTTPRequest, HTTPResponse, Page } from "puppeteer-core";
-import { ApiError } from "../errors.ts";
-import { withTimeout } from "../timeout.ts";
-import type { CaptureOptions } from "./options.ts";
-import { finishOptions, prepareOptions, waitForOption } from "./page_options.ts";
-import type { EgressSession } from "./network/egress_proxy.ts";
-import { EGRESS_MARKER_HEADER } from "./network/egress_proxy.ts";
-import { refusalError } from "./errors.ts";
-import { unbracket } from "./network/address.ts";
-import type { EgressRefusal } from "./network/egress_proxy.ts";
-import { traced } from "../telemetry/trace.ts";
+import { ApiError } from "../../errors.ts";
+import { withTimeout } from "../../timeout.ts";
+import type { CaptureOptions } from "../request/options.ts";
+import { finishOptions, prepareOptions, waitForOption } from "./apply_options.ts";
+import type { EgressSession } from "../../egress/proxy.ts";
+import { EGRESS_MARKER_HEADER } from "../../egress/proxy.ts";
+import { refusalError } from "./failures.ts";
+import { unbracket } from "../../egress/address.ts";
+import type { EgressRefusal } from "../../egress/proxy.ts";
+import { traced } from "../../telemetry/trace.ts";
 
 // Extra time after DOMContentLoaded for load, lazy images, fonts and network quiet.
 const SETTLE_BUDGET_MS = 5_000;

@@ -9,8 +9,8 @@ import {
   type Resolver,
   unbracket,
 } from "./address.ts";
-import { abortAfter } from "../../timeout.ts";
-import { type Cidr, deniedByCidrs } from "./cidr.ts";
+import { abortAfter } from "../timeout.ts";
+import { type Cidr, deniedByCidrs } from "../cidr.ts";
 
 /** Why the proxy did not connect a destination; the capturer turns it into the API error. */
 export interface EgressRefusal {

@@ -6,9 +6,9 @@
  */
 import type { Browser, BrowserContext, Page } from "puppeteer-core";
 import type { Logger } from "../../log.ts";
-import type { EgressProxy, EgressSession } from "../network/egress_proxy.ts";
+import type { EgressProxy, EgressSession } from "../../egress/proxy.ts";
 import { type ColorScheme, type DeviceType, VIEWPORTS } from "../types.ts";
-import { lockDownPage } from "../page_lockdown.ts";
+import { lockDownPage } from "../page/lockdown.ts";
 
 /** A prepared context: its own proxy session, so refusals are attributed to this capture. */
 export interface Slot {

@@ -4,13 +4,8 @@
  * resolved here, every address judged, and the connection opened to the judged IP itself.
  * Each capture gets its own session (its own port), so refusals are attributed to it.
  */
-import type { Logger } from "../../log.ts";
-import {
-  checkDestination,
-  dialChecked,
-  type EgressPolicy,
-  type EgressRefusal,
-} from "./egress_policy.ts";
+import type { Logger } from "../log.ts";
+import { checkDestination, dialChecked, type EgressPolicy, type EgressRefusal } from "./policy.ts";
 import {
   closeDelimited,
   encodeHead,
@@ -22,9 +17,9 @@ import {
   readHead,
   writeAll,
 } from "./http_wire.ts";
-import { METRICS } from "../../telemetry/metrics.ts";
+import { METRICS } from "../telemetry/metrics.ts";
 
-export type { EgressRefusal } from "./egress_policy.ts";
+export type { EgressRefusal } from "./policy.ts";
 
 /**
  * Header the proxy puts on its own answers, so they are never taken for the target's. A page

@@ -1,7 +1,7 @@
 import { isIPv4 } from "node:net";
-import { ApiError } from "../errors.ts";
-import { notPubliclyReachable } from "./errors.ts";
-import { forbiddenReason } from "./network/address.ts";
+import { ApiError } from "../../errors.ts";
+import { notPubliclyReachable } from "../page/failures.ts";
+import { forbiddenReason } from "../../egress/address.ts";
 
 // Far beyond any real page address, small enough to keep keys, logs and proxies sane.
 export const MAX_URL_LENGTH = 8192;

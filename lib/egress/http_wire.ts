@@ -1,5 +1,5 @@
 /** Just enough HTTP/1.1 wire handling for the egress proxy: read a head, rewrite it, pipe bytes. */
-import { concatBytes } from "../../bytes.ts";
+import { concatBytes } from "../bytes.ts";
 
 const CRLFCRLF = [13, 10, 13, 10];
 

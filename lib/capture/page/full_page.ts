@@ -4,8 +4,8 @@
  * Chromium for a bitmap it cannot hold.
  */
 import type { Page } from "puppeteer-core";
-import { ApiError } from "../errors.ts";
-import { MAX_CAPTURE_HEIGHT, maxCaptureHeight } from "./options.ts";
+import { ApiError } from "../../errors.ts";
+import { MAX_CAPTURE_HEIGHT, maxCaptureHeight } from "../request/options.ts";
 
 /** A rectangle in CSS pixels of the document (null: the viewport), and whether the cap cut it. */
 export interface ShotArea {

@@ -6,7 +6,7 @@
  */
 import type { FiltersEngine } from "@ghostery/adblocker";
 import type { Page } from "puppeteer-core";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../../errors.ts";
 import { adHidingCss } from "./adblock.ts";
 import { CONSENT_FALLBACK_CSS, installConsentHandler, settleConsent } from "./consent.ts";
 import {
@@ -16,8 +16,8 @@ import {
   nudgeLazyContent,
   type ShotArea,
 } from "./full_page.ts";
-import type { CaptureOptions } from "./options.ts";
-import { isPuppeteerTimeout } from "./errors.ts";
+import type { CaptureOptions } from "../request/options.ts";
+import { isPuppeteerTimeout } from "./failures.ts";
 
 // Consent dialogs get at most this long to be answered (within the capture budget).
 const CONSENT_BUDGET_MS = 3_000;

@@ -3,15 +3,15 @@
  * per-connection serving as the loopback sessions of the local browser, reachable from the
  * fleet's network, and admitting only requests that carry the credentials of a running capture.
  */
-import type { Logger } from "../../log.ts";
-import type { EgressPolicy, EgressRefusal } from "./egress_policy.ts";
+import type { Logger } from "../log.ts";
+import type { EgressPolicy, EgressRefusal } from "./policy.ts";
 import {
   closeQuietly,
   type ConnectionScope,
   createConnectionScope,
   type EgressLimits,
   readRequestHead,
-} from "./egress_proxy.ts";
+} from "./proxy.ts";
 import { proxyResponse, writeAll } from "./http_wire.ts";
 import {
   type AuthFailure,

@@ -8,17 +8,12 @@
  * browsers": the fleet's network must enforce the same boundary.
  */
 import type { HTTPRequest, Page } from "puppeteer-core";
-import type { Logger } from "../../log.ts";
+import type { Logger } from "../log.ts";
 import type { Resolver } from "./address.ts";
-import type { Cidr } from "./cidr.ts";
-import { refusalError } from "../errors.ts";
-import {
-  checkDestination,
-  type Checked,
-  type EgressPolicy,
-  type EgressRefusal,
-} from "./egress_policy.ts";
-import { METRICS } from "../../telemetry/metrics.ts";
+import type { Cidr } from "../cidr.ts";
+import { refusalError } from "../capture/page/failures.ts";
+import { checkDestination, type Checked, type EgressPolicy, type EgressRefusal } from "./policy.ts";
+import { METRICS } from "../telemetry/metrics.ts";
 
 export interface RequestGuard {
   /** Requests refused so far, oldest first (read by the error mapping). */
