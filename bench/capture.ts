@@ -24,7 +24,7 @@ import { createLogger } from "../lib/log.ts";
 import { openKvStore } from "../lib/store/deno_kv.ts";
 import { createTestApp } from "../tests/helpers/app.ts";
 import { openCdpFloor } from "./cdp_floor.ts";
-import { descendantsOf, loadAverage, median, procBytes, quantile } from "./measure.ts";
+import { descendantsOf, loadAverage, median, procBytes, quantile } from "./support/measure.ts";
 
 const option = (name: string) =>
   Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);

@@ -15,9 +15,9 @@
 import captureWebsite from "capture-website";
 import puppeteer, { type Browser, type CDPSession } from "puppeteer-core";
 import { MAX_CAPTURE_HEIGHT } from "../lib/capture/request/options.ts";
-import { loadAverage, median } from "./measure.ts";
-import { sampleMemory, startService } from "./load_service.ts";
-import { CHROMIUM, FLAGS, servePages } from "./peers_capture.ts";
+import { loadAverage, median } from "./support/measure.ts";
+import { sampleMemory, startService } from "./load/service.ts";
+import { CHROMIUM, FLAGS, servePages } from "./peers/capture.ts";
 
 const option = (name: string) =>
   Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);

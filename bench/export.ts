@@ -26,9 +26,9 @@ import { exportWithSharp, loadSharp } from "../lib/codecs/sharp.ts";
 import { decodeWasm, exportWithWasm, initWasmCodecs } from "../lib/codecs/wasm.ts";
 import { encodeFixture, photoPixels, screenshotPixels } from "../tests/codecs/fixtures.ts";
 import { meanAbsoluteError } from "../tests/codecs/inspect.ts";
-import { plainSharp, timeInterleaved } from "./peers_export.ts";
+import { plainSharp, timeInterleaved } from "./peers/export.ts";
 import { createTestApp } from "../tests/helpers/app.ts";
-import { median } from "./measure.ts";
+import { median } from "./support/measure.ts";
 
 const SIZES = [
   { label: "1920x1080", width: 1920, height: 1080, runs: 5 },

@@ -3,7 +3,7 @@
  *
  * main.ts runs unchanged as a child process (KV_PATH=:memory:, TRUST_PROXY_HOPS=1,
  * ALLOW_PRIVATE_NETWORK=true so Chromium may open the loopback pages). Its upstreams are played
- * by bench/load_upstream.ts: real TLS servers for the real host names, reached through the
+ * by bench/load/upstream.ts: real TLS servers for the real host names, reached through the
  * HTTPS_PROXY / DENO_CERT that main.ts's fetch honours (README, Configuration). autocannon (npm, used as a
  * library) drives it; each request carries its own client IP in X-Forwarded-For.
  *
@@ -11,16 +11,16 @@
  *
  * Prints Markdown tables: requests/s, p50/p99 latency, generator errors, statuses, requests that
  * failed other than by design, and the peak RSS of Deno and of Chromium during each run; then
- * the graceful-load figures of bench/load_graceful.ts (about 2 min more).
+ * the graceful-load figures of bench/load/graceful.ts (about 2 min more).
  */
 import { encodeFixture, screenshotPixels } from "../tests/codecs/fixtures.ts";
-import { logSummary, readLogWindow } from "./load_log.ts";
-import { type LoadOutcome, type Measured, printReport } from "./load_report.ts";
-import { Buffer, runLoad, type Scenario } from "./load_runner.ts";
-import { loadAverage } from "./measure.ts";
-import { sampleMemory, type Service, spawnJsonChild, startService } from "./load_service.ts";
-import type { UpstreamInfo } from "./load_upstream.ts";
-import { gracefulLoad } from "./load_graceful.ts";
+import { logSummary, readLogWindow } from "./load/log.ts";
+import { type LoadOutcome, type Measured, printReport } from "./load/report.ts";
+import { Buffer, runLoad, type Scenario } from "./load/runner.ts";
+import { loadAverage } from "./support/measure.ts";
+import { sampleMemory, type Service, spawnJsonChild, startService } from "./load/service.ts";
+import type { UpstreamInfo } from "./load/upstream.ts";
+import { gracefulLoad } from "./load/graceful.ts";
 
 const option = (name: string) =>
   Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -259,7 +259,7 @@ async function main() {
   const startedAt = performance.now();
   const loadBefore = loadAverage();
   const logDir = await Deno.makeTempDir({ prefix: "shotline-load-" });
-  const upstream = await spawnJsonChild<UpstreamInfo>("bench/load_upstream.ts");
+  const upstream = await spawnJsonChild<UpstreamInfo>("bench/load/upstream.ts");
   let service: Service | undefined;
   try {
     service = await startService({

@@ -10,11 +10,11 @@
  * A peer that cannot run here is reported in its section with the reason; the others still run.
  */
 import { Buffer } from "node:buffer";
-import { type Service, startService } from "./load_service.ts";
-import { loadAverage } from "./measure.ts";
-import { captureSideBySide } from "./peers_capture.ts";
-import { type ExportInput, exportSideBySide, syntheticInput } from "./peers_export.ts";
-import { proxySideBySide } from "./peers_proxy.ts";
+import { type Service, startService } from "./load/service.ts";
+import { loadAverage } from "./support/measure.ts";
+import { captureSideBySide } from "./peers/capture.ts";
+import { type ExportInput, exportSideBySide, syntheticInput } from "./peers/export.ts";
+import { proxySideBySide } from "./peers/proxy.ts";
 
 const option = (name: string) =>
   Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);

@@ -9,10 +9,10 @@
  *   deno run -A bench/proxy.ts [--rounds=3] [--service-v8-flags=<flags>|none]
  *
  * The service runs with the V8 flags of `deno task start` unless others are given. `download`
- * and `interleavedRounds` are the one throughput measurement; bench/peers_proxy.ts reuses them.
+ * and `interleavedRounds` are the one throughput measurement; bench/peers/proxy.ts reuses them.
  */
-import { spawnJsonChild } from "./load_service.ts";
-import { cpuSecondsOf, median, quantile, rssOf } from "./measure.ts";
+import { spawnJsonChild } from "./load/service.ts";
+import { cpuSecondsOf, median, quantile, rssOf } from "./support/measure.ts";
 import { START_V8_FLAGS } from "./start_flags.ts";
 
 const option = (name: string) =>
@@ -24,7 +24,7 @@ const SERVICE_V8_FLAGS = requestedV8Flags === "none" ? undefined : requestedV8Fl
 const LOOKUPS = 500;
 const RSS_SAMPLE_MS = 10;
 const MB = 1024 * 1024;
-const SERVER = "bench/proxy_server.ts";
+const SERVER = "bench/support/proxy_server.ts";
 
 export interface Download {
   /** ms to the first body byte. */

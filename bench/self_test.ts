@@ -8,7 +8,7 @@ import { createChromiumCapturer } from "../lib/capture/local/capturer.ts";
 import { runBoundarySelfTest } from "../lib/capture/local/self_test.ts";
 import { createLogger } from "../lib/log.ts";
 import { launchChromium } from "../tests/fixtures/editor_browser.ts";
-import { median } from "./measure.ts";
+import { median } from "./support/measure.ts";
 
 const RUNS = 10;
 const LAUNCHES = 5;

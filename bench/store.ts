@@ -15,7 +15,7 @@ import { SYSTEM_CLOCK } from "../lib/store/store.ts";
 import { createUpstashStore } from "../lib/store/upstash_redis.ts";
 import { startRedisServer } from "../tests/fixtures/redis_server.ts";
 import { startUpstashGateway } from "../tests/fixtures/upstash_gateway.ts";
-import { median, quantile } from "./measure.ts";
+import { median, quantile } from "./support/measure.ts";
 
 // A full-page PNG capture is typically 0.5-2 MB (README, Performance); random bytes do not compress.
 const BLOB_BYTES = 1_000_000;

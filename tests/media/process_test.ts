@@ -2,16 +2,16 @@
  * The real main.ts (as `deno task start` runs it) cutting proxied streams: clients that leave a
  * video mid-way, and a media host breaking off mid-body, leave one JSON access-log line per
  * request and nothing else on stdout or stderr (on the direct path and on the guarded one). The
- * media hosts are bench/load_upstream.ts: real TLS for the real host names behind a CONNECT
+ * media hosts are bench/load/upstream.ts: real TLS for the real host names behind a CONNECT
  * proxy, reached through the HTTPS_PROXY and DENO_CERT that the service's fetch honours.
  */
 import assert from "node:assert/strict";
 import { startService } from "../helpers/service_process.ts";
-import { spawnJsonChild } from "../../bench/load_service.ts";
-import type { UpstreamInfo } from "../../bench/load_upstream.ts";
+import { spawnJsonChild } from "../../bench/load/service.ts";
+import type { UpstreamInfo } from "../../bench/load/upstream.ts";
 
 Deno.test("streams cut by clients or by the media host leave JSON log lines and nothing on stderr", async () => {
-  const hosts = await spawnJsonChild<UpstreamInfo>("bench/load_upstream.ts");
+  const hosts = await spawnJsonChild<UpstreamInfo>("bench/load/upstream.ts");
   try {
     await using service = await startService({
       KV_PATH: ":memory:",

@@ -1,0 +1,92 @@
+/**
+ * The capture options on the "chromium-remote" backend (a second Chromium plays the fleet):
+ * the same render path as the local backend, but ad blocking goes through the request guard's
+ * interception, so that is what this file proves most carefully.
+ */
+import assert from "node:assert/strict";
+import { createAdFilters } from "../../../lib/capture/page/adblock_lists.ts";
+import { createRemoteCapturer } from "../../../lib/capture/remote/capturer.ts";
+import type { CaptureOptions } from "../../../lib/capture/request/options.ts";
+import { createMemoryLogger } from "../../../lib/log.ts";
+import { createKvStore } from "../../../lib/store/deno_kv.ts";
+import { decodePng, servePages } from "../../helpers/capture_fixtures.ts";
+import { optionRoutes } from "../../helpers/option_pages.ts";
+import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
+
+const RED = [255, 0, 0];
+const GREEN = [0, 255, 0];
+const BLUE = [0, 0, 255];
+const WHITE = [255, 255, 255];
+
+Deno.test("remote captures honour fullPage, scale, selector, blockAds and hideCookieBanners", async (t) => {
+  await using remote = await startRemoteChromium();
+  const choices: string[] = [];
+  const pages = servePages(optionRoutes(choices));
+  const kv = await Deno.openKv(":memory:");
+  const log = createMemoryLogger();
+  const clock = { now: () => Date.now() };
+  const adFilters = createAdFilters({
+    urls: [`${pages.origin}/filters.txt`],
+    store: createKvStore(kv, clock),
+    log,
+    clock,
+    fetch,
+  });
+  await adFilters.start();
+  const capturer = createRemoteCapturer({
+    endpoints: [remote.endpoint],
+    timeoutMs: 8_000,
+    allowPrivateNetwork: true,
+    log,
+    adFilters,
+  });
+  const shoot = async (path: string, options: CaptureOptions) => {
+    const result = await capturer.capture({
+      url: `${pages.origin}${path}`,
+      deviceType: "desktop",
+      colorScheme: "light",
+      options,
+    });
+    assert.equal(result.strategy, "chromium-remote");
+    return { result, image: decodePng(result.png) };
+  };
+  try {
+    await t.step("fullPage: 1920x5000 with the bottom band", async () => {
+      const { image, result } = await shoot("/long", { fullPage: true });
+      assert.deepEqual([image.width, image.height], [1920, 5000]);
+      assert.deepEqual(image.rgb(960, 4900), BLUE);
+      assert.equal(result.truncated, undefined);
+    });
+    await t.step("fullPage on 40000 px: cut at the cap, truncated", async () => {
+      const { image, result } = await shoot("/huge", { fullPage: true });
+      assert.deepEqual([image.width, image.height], [1920, 16384]);
+      assert.equal(result.truncated, true);
+    });
+    await t.step("scale 2: 3840x2160", async () => {
+      const { image } = await shoot("/strip", { scale: 2 });
+      assert.deepEqual([image.width, image.height], [3840, 2160]);
+      assert.deepEqual(image.rgb(100, 390), RED);
+    });
+    await t.step("selector: the 400x300 element", async () => {
+      const { image } = await shoot("/card", { selector: "#card" });
+      assert.deepEqual([image.width, image.height], [400, 300]);
+      assert.deepEqual(image.rgb(200, 150), GREEN);
+    });
+    await t.step("blockAds: slot hidden, ad never requested", async () => {
+      const { image } = await shoot("/ads", { blockAds: true });
+      assert.deepEqual(image.rgb(960, 150), WHITE);
+      assert.equal(pages.hits.get("/ads/banner.svg"), undefined);
+      assert.equal(pages.hits.get("/ads"), 1);
+    });
+    await t.step("hideCookieBanners: OneTrust rejected", async () => {
+      const { image } = await shoot("/onetrust", { hideCookieBanners: true });
+      assert.deepEqual(image.rgb(960, 1000), WHITE);
+      assert.deepEqual(choices, ["onetrust-reject"]);
+    });
+  } finally {
+    await capturer.close();
+    adFilters.close();
+    kv.close();
+    await pages.close();
+  }
+});
