@@ -1,7 +1,8 @@
 import { HTTPException } from "hono/http-exception";
 import { bodyLimit } from "hono/body-limit";
 import type { MiddlewareHandler } from "hono";
-import type { AppDeps, AppEnv } from "./lib/http/app_env.ts";
+import type { AppEnv } from "./lib/http/app_env.ts";
+import type { AppDeps } from "./lib/services.ts";
 import { ApiError, ErrorSchema, RateLimitErrorSchema } from "./lib/errors.ts";
 import { errorResponse } from "./lib/http/error_response.ts";
 import { createRouter, METHOD_PROBE, methodNotAllowed } from "./lib/http/router.ts";

@@ -3,11 +3,11 @@ import { createAdFilters } from "./lib/capture/page/adblock_lists.ts";
 import { createCaptureBackends } from "./lib/capture/backends.ts";
 import { createImageExporter } from "./lib/codecs/exporter.ts";
 import { ConfigError, parseConfig, readEnvironment } from "./lib/config.ts";
-import { assembleServices } from "./lib/http/app_env.ts";
+import { assembleServices } from "./lib/services.ts";
 import { createDrainGate, drainThenClose } from "./lib/http/drain.ts";
 import { createLogger } from "./lib/log.ts";
 import { openStore } from "./lib/store/open.ts";
-import { SYSTEM_CLOCK } from "./lib/store/store.ts";
+import { SYSTEM_CLOCK } from "./lib/clock.ts";
 import { DEFAULT_UPSTREAMS } from "./lib/upstreams.ts";
 
 // In-flight requests get this long to finish after SIGTERM before we exit anyway.

@@ -11,7 +11,7 @@
  */
 import { createKvStore } from "../lib/store/deno_kv.ts";
 import type { Store } from "../lib/store/store.ts";
-import { SYSTEM_CLOCK } from "../lib/store/store.ts";
+import { SYSTEM_CLOCK } from "../lib/clock.ts";
 import { createUpstashStore } from "../lib/store/upstash_redis.ts";
 import { startRedisServer } from "../tests/fixtures/redis_server.ts";
 import { startUpstashGateway } from "../tests/fixtures/upstash_gateway.ts";

@@ -1,6 +1,7 @@
 import { parseTargetUrl } from "../lib/capture/request/target_url.ts";
 import { ApiError } from "../lib/errors.ts";
 import { createRouter } from "../lib/http/router.ts";
+import { operatorCaller } from "../lib/http/middleware.ts";
 
 /**
  * DELETE /api/cache?url=<absolute url> | ?all=true (README, "Cache, concurrency and the per-IP limit"): operator-only,
@@ -10,7 +11,7 @@ export function createCacheAdminRouter() {
   return createRouter().delete("/api/cache", async (c) => {
     const { config, captureCache: cache, log, operatorAuth } = c.var.deps;
     // Mounted only when the token is set (see createApp); checked again so a mistake fails closed.
-    operatorAuth.require(c, config.CACHE_ADMIN_TOKEN, "cache-admin");
+    operatorAuth.require(operatorCaller(c), config.CACHE_ADMIN_TOKEN, "cache-admin");
     const { all, url } = c.req.query();
     let purge: () => Promise<number>;
     if (all !== undefined) {

@@ -1,4 +1,5 @@
 import { createRouter } from "../lib/http/router.ts";
+import { operatorCaller } from "../lib/http/middleware.ts";
 
 /**
  * GET /metrics: Prometheus text exposition (README, Operating), behind METRICS_TOKEN. Registered
@@ -8,7 +9,7 @@ export function createMetricsRouter() {
   return createRouter().get("/metrics", async (c) => {
     const { config, metrics, screenshots, operatorAuth } = c.var.deps;
     // Mounted only when the token is set (see createApp); checked again so a mistake fails closed.
-    operatorAuth.require(c, config.METRICS_TOKEN, "metrics");
+    operatorAuth.require(operatorCaller(c), config.METRICS_TOKEN, "metrics");
     // Gauges are read at scrape time from the service that owns the numbers.
     const { running, queued } = screenshots.stats();
     metrics.captureQueueDepth.set(queued);

@@ -1,5 +1,5 @@
 import { ApiError } from "../errors.ts";
-import type { Clock } from "../store/store.ts";
+import type { Clock } from "../clock.ts";
 
 // Before any render has been measured, one is assumed to take this long: between a simple page
 // (about 0.6 s per render with two at once on 2 cores) and a heavy one (about 1.8 s).

@@ -1,6 +1,6 @@
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import type { Clock } from "../store/store.ts";
+import type { Clock } from "../clock.ts";
 import type { CachedCapture, CaptureCache } from "./cache.ts";
 import { optionsDigest } from "./request/options.ts";
 import { createCaptureSlots } from "./admission.ts";

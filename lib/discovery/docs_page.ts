@@ -1,6 +1,6 @@
 import { html, raw } from "hono/html";
 import { htmlPage } from "../http/html_page.ts";
-import type { ApiReference, FieldRef, OperationRef, ResponseRef, Text } from "./reference.ts";
+import type { ApiReference, FieldRef, OperationRef, ResponseRef, Text } from "./reference_types.ts";
 
 /** Pages load nothing but our own stylesheet: no script, no third-party origin. */
 export const PAGE_CSP =

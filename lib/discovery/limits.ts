@@ -2,7 +2,7 @@ import { parseConfig } from "../config.ts";
 import { RATE_WINDOW_MS } from "../http/rate_limit.ts";
 import { MAX_REDIRECTS } from "../media/proxy.ts";
 import { mediaHostList } from "../upstreams.ts";
-import type { HeaderRef, OperationRef, ReferenceConfig, Text } from "./reference.ts";
+import type { HeaderRef, OperationRef, ReferenceConfig, Text } from "./reference_types.ts";
 
 // Parsing no variables gives the defaults, so the pages can say what an operator may change.
 const DEFAULTS = parseConfig({});

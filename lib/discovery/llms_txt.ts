@@ -1,4 +1,4 @@
-import type { ApiReference, FieldRef, ResponseRef, Text } from "./reference.ts";
+import type { ApiReference, FieldRef, ResponseRef, Text } from "./reference_types.ts";
 
 /** /llms.txt: the llmstxt.org shape (H1, blockquote summary, sections of annotated links). */
 export function llmsTxt(ref: ApiReference): string {

@@ -1,8 +1,15 @@
-import type { Config } from "../config.ts";
-import { ERROR_CODES, ERROR_REFERENCE, errorAnchor, type ErrorCode } from "../errors.ts";
+import { ERROR_CODES, ERROR_REFERENCE, errorAnchor } from "../errors.ts";
 import { splitErrorDescription } from "../http/openapi_responses.ts";
 import { curlExample } from "./curl_example.ts";
 import { limitsOf, rateLimitHeadersOf } from "./limits.ts";
+import type {
+  ApiReference,
+  FieldRef,
+  OperationRef,
+  ReferenceConfig,
+  ResponseRef,
+  Text,
+} from "./reference_types.ts";
 import {
   type OpenApiDocument,
   type OperationObject,
@@ -12,97 +19,6 @@ import {
   SERVICE_SUMMARY,
   SERVICE_TITLE,
 } from "./openapi_document.ts";
-
-/**
- * One line of prose whose only markup is `code spans`: the Markdown renderer prints it as it is,
- * the HTML renderer escapes it and turns the spans into <code>.
- */
-export type Text = string;
-
-export interface FieldRef {
-  name: string;
-  type: Text;
-  required: boolean;
-  /** Description, default and pattern. */
-  notes: Text;
-}
-
-export interface ParameterRef extends FieldRef {
-  in: string;
-}
-
-export interface BodyRef {
-  contentType: string;
-  /** Empty when the body is not an object; `type` says what it is then. */
-  fields: FieldRef[];
-  type: Text;
-}
-
-export interface ResponseRef {
-  status: string;
-  contentTypes: string[];
-  description: Text;
-  /** Error codes this response carries, each with its entry's anchor in `errors`. */
-  codes: Array<{ code: ErrorCode; anchor: string }>;
-  headers: Array<{ name: string; description: Text }>;
-}
-
-export interface OperationRef {
-  id: string;
-  /** Fragment of the operation's section in /docs. */
-  anchor: string;
-  method: string;
-  path: string;
-  summary: Text;
-  description: Text;
-  parameters: ParameterRef[];
-  bodies: BodyRef[];
-  responses: ResponseRef[];
-  /** A runnable example built from the schemas' examples. */
-  curl: string;
-}
-
-export interface ErrorRef {
-  code: ErrorCode;
-  anchor: string;
-  statuses: number[];
-  meaning: Text;
-  hint: Text;
-}
-
-export interface HeaderRef {
-  name: string;
-  description: Text;
-  /** Statuses of the rate-limited operations whose responses carry the header. */
-  statuses: string[];
-}
-
-/** One of the service's descriptions of itself. */
-export interface DocumentLink {
-  path: string;
-  label: string;
-  about: Text;
-}
-
-/** Everything /llms.txt, /llms-full.txt and /docs say, derived from the OpenAPI document. */
-export interface ApiReference {
-  title: string;
-  summary: Text;
-  baseUrl: string;
-  /** Base URL, versions, credentials and content negotiation. */
-  overview: Text;
-  /** The two sentences a first call needs: no key, and how errors look. */
-  gettingStarted: Text;
-  documents: DocumentLink[];
-  operations: OperationRef[];
-  envelope: { intro: Text; fields: FieldRef[] };
-  errors: ErrorRef[];
-  limits: Text[];
-  rateLimitHeaders: HeaderRef[];
-}
-
-/** The settings the reference states as limits. */
-export type ReferenceConfig = Pick<Config, "RATE_LIMIT_PER_MINUTE" | "MAX_UPLOAD_BYTES">;
 
 /** The reference model of `document`, with the limits `config` sets. */
 export function buildReference(

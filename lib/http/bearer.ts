@@ -1,10 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Context } from "hono";
-import type { AppEnv } from "./app_env.ts";
 import { ApiError } from "../errors.ts";
-import { clientIpOf } from "./middleware.ts";
+import type { Logger } from "../log.ts";
+import { type Clock, secondsUntil } from "../clock.ts";
 import { createMemoryWindow } from "./memory_window.ts";
-import { secondsUntil } from "./rate_limit.ts";
 
 /** Failed token attempts allowed per client IP and minute; then every attempt gets 429. */
 export const OPERATOR_FAILURES_PER_MINUTE = 10;
@@ -16,7 +14,13 @@ export interface OperatorAuth {
    * 401 `unauthorized` unless the request carries `Authorization: Bearer <token>`; `realm` names
    * the endpoint ("cache-admin", "metrics"). An unset token fails closed.
    */
-  require(c: Context<AppEnv>, token: string | undefined, realm: string): void;
+  require(caller: OperatorCaller, token: string | undefined, realm: string): void;
+}
+
+/** Who asks: the client IP the app resolved and the request's Authorization header. */
+export interface OperatorCaller {
+  ip: string;
+  authorization: string | undefined;
 }
 
 /** SHA-256 of both sides makes the comparison fixed-length, so no length leaks either. */
@@ -31,12 +35,12 @@ function sameSecret(given: string, expected: string): boolean {
  * would confirm a guess) gets 429 until the window moves. Counted in this instance's memory:
  * the store may be what is under attack, or down.
  */
-export function createOperatorAuth(): OperatorAuth {
+export function createOperatorAuth(deps: { clock: Clock; log: Logger }): OperatorAuth {
+  const { clock, log } = deps;
   const failures = createMemoryWindow(FAILURE_WINDOW_MS);
   return {
-    require(c, token, realm) {
-      const { clock, log } = c.var.deps;
-      const ip = clientIpOf(c);
+    require(caller, token, realm) {
+      const { ip } = caller;
       const now = clock.now();
       const state = failures.peek(ip, OPERATOR_FAILURES_PER_MINUTE, now);
       if (!state.allowed) {
@@ -49,7 +53,7 @@ export function createOperatorAuth(): OperatorAuth {
           headers: { "Retry-After": String(retryAfter) },
         });
       }
-      const given = c.req.header("Authorization")?.match(/^Bearer[ \t]+(\S+)[ \t]*$/i)?.[1];
+      const given = caller.authorization?.match(/^Bearer[ \t]+(\S+)[ \t]*$/i)?.[1];
       // Constant-time compare: response timing must not reveal how much of a guess was right.
       if (!token || !given || !sameSecret(given, token)) {
         failures.hit(ip, OPERATOR_FAILURES_PER_MINUTE, now);

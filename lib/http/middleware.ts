@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "hono/deno";
 import type { AppEnv } from "./app_env.ts";
+import type { OperatorCaller } from "./bearer.ts";
 import { resolveClientIp } from "./client_ip.ts";
 import { ApiError } from "../errors.ts";
 
@@ -35,6 +36,11 @@ export function clientIpOf(c: Context<AppEnv>): string {
     c.req.header("X-Forwarded-For"),
     c.var.deps.config.TRUST_PROXY_HOPS,
   );
+}
+
+/** The caller of an operator endpoint, as the bearer check reads it. */
+export function operatorCaller(c: Context<AppEnv>): OperatorCaller {
+  return { ip: clientIpOf(c), authorization: c.req.header("Authorization") };
 }
 
 /** One JSON line per request, after the response is known. */

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "./app_env.ts";
 import { rateLimitBucket } from "./client_ip.ts";
 import { withTimeout } from "../timeout.ts";
+import { secondsUntil } from "../clock.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { clientIpOf } from "./middleware.ts";
@@ -69,11 +70,6 @@ export async function hitRateLimit(check: RateLimitCheck): Promise<RateVerdict> 
     const window = check.fallback ?? fallbackWindowOf(store);
     return { verdict: window.hit(bucket, limit, check.now), source: "memory" };
   }
-}
-
-/** Whole seconds until `resetAt`, at least 1 (what Retry-After and retryAfter carry). */
-export function secondsUntil(resetAt: number, now: number): number {
-  return Math.max(1, Math.ceil((resetAt - now) / 1000));
 }
 
 /** X-RateLimit-* (the documented headers, reset in epoch ms) and the IETF RateLimit-Policy / RateLimit fields. */

@@ -1,5 +1,6 @@
 import { readCapped } from "../bytes.ts";
-import type { BlobHead, Clock, Store, StoredBlob, StoreKey } from "./store.ts";
+import type { BlobHead, Store, StoredBlob, StoreKey } from "./store.ts";
+import type { Clock } from "../clock.ts";
 import { createKvWindow } from "./kv_window.ts";
 
 // KV values are capped at 64 KiB; leave room for the key and encoding overhead.

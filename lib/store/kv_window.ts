@@ -3,7 +3,8 @@
  * compare-and-set, and coalesced within the instance, so a hot key costs one atomic commit per
  * batch of concurrent hits instead of a storm of commits that all retry on one versionstamp.
  */
-import type { Clock, StoreKey, WindowVerdict } from "./store.ts";
+import type { StoreKey, WindowVerdict } from "./store.ts";
+import type { Clock } from "../clock.ts";
 
 // Version conflicts (another instance committed first) are retried; past this the limiter
 // gives up and the caller fails open.

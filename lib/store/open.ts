@@ -1,7 +1,8 @@
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { openKvStore } from "./deno_kv.ts";
-import type { Clock, Store } from "./store.ts";
+import type { Store } from "./store.ts";
+import type { Clock } from "../clock.ts";
 import { createUpstashStore } from "./upstash_redis.ts";
 
 /** Upstash Redis when both UPSTASH_REDIS_REST_* variables are set, otherwise Deno KV. */

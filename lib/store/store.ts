@@ -45,10 +45,3 @@ export interface Store {
   hitWindow(key: StoreKey, limit: number, windowMs: number): Promise<WindowVerdict>;
   close(): Promise<void>;
 }
-
-/** Injected time source, so expiry and windows are testable without sleeping. */
-export interface Clock {
-  now(): number;
-}
-
-export const SYSTEM_CLOCK: Clock = { now: () => Date.now() };

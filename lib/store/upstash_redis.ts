@@ -1,7 +1,8 @@
 import { Redis } from "@upstash/redis";
 import { concatBytes } from "../bytes.ts";
 import type { Logger } from "../log.ts";
-import type { BlobHead, Clock, Store, StoredBlob, StoreKey, WindowVerdict } from "./store.ts";
+import type { BlobHead, Store, StoredBlob, StoreKey, WindowVerdict } from "./store.ts";
+import type { Clock } from "../clock.ts";
 import {
   COMMIT_BLOB_SCRIPT,
   encodeKey,

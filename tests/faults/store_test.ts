@@ -6,7 +6,7 @@
  * without restarting the service.
  */
 import assert from "node:assert/strict";
-import { SYSTEM_CLOCK } from "../../lib/store/store.ts";
+import { SYSTEM_CLOCK } from "../../lib/clock.ts";
 import { pngOf } from "../helpers/capture_app.ts";
 import { decodePng, servePages } from "../helpers/capture_fixtures.ts";
 import { assertNoChromiumLeft, within } from "../helpers/fault_checks.ts";

@@ -1,12 +1,12 @@
 import { createApp } from "../../app.ts";
 import { createAdFilters } from "../../lib/capture/page/adblock_lists.ts";
 import { createCaptureBackends } from "../../lib/capture/backends.ts";
-import { type AppParts, assembleServices } from "../../lib/http/app_env.ts";
+import { type AppParts, assembleServices } from "../../lib/services.ts";
 import { createWasmExporter } from "../../lib/codecs/exporter.ts";
 import { parseConfig } from "../../lib/config.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { createKvStore } from "../../lib/store/deno_kv.ts";
-import type { Clock } from "../../lib/store/store.ts";
+import type { Clock } from "../../lib/clock.ts";
 import { DEFAULT_UPSTREAMS } from "../../lib/upstreams.ts";
 
 /** A clock tests move by hand instead of sleeping. */

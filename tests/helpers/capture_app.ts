@@ -1,4 +1,4 @@
-import type { AppDeps } from "../../lib/http/app_env.ts";
+import type { AppDeps } from "../../lib/services.ts";
 import { createTestApp } from "./app.ts";
 import { solidCapturer } from "./solid_capturer.ts";
 

@@ -1,5 +1,6 @@
 import { createKvStore } from "../../lib/store/deno_kv.ts";
-import type { Clock, Store } from "../../lib/store/store.ts";
+import type { Store } from "../../lib/store/store.ts";
+import type { Clock } from "../../lib/clock.ts";
 import { createUpstashStore } from "../../lib/store/upstash_redis.ts";
 import { startRedisServer } from "../fixtures/redis_server.ts";
 import { startUpstashGateway, type UpstashGateway } from "../fixtures/upstash_gateway.ts";

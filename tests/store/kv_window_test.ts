@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { createKvStore } from "../../lib/store/deno_kv.ts";
-import type { Clock } from "../../lib/store/store.ts";
+import type { Clock } from "../../lib/clock.ts";
 
 /** A KV handle whose atomic commits are counted. */
 function countingKv(kv: Deno.Kv) {

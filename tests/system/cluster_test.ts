@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createRemoteCapturer } from "../../lib/capture/remote/capturer.ts";
 import { parseConfig } from "../../lib/config.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
-import { SYSTEM_CLOCK } from "../../lib/store/store.ts";
+import { SYSTEM_CLOCK } from "../../lib/clock.ts";
 import { createUpstashStore } from "../../lib/store/upstash_redis.ts";
 import { createTestApp } from "../helpers/app.ts";
 import { assertEnvelope } from "../helpers/envelope.ts";

@@ -6,7 +6,8 @@
  */
 import { FiltersEngine } from "@ghostery/adblocker";
 import type { Logger } from "../../log.ts";
-import type { Clock, Store } from "../../store/store.ts";
+import type { Store } from "../../store/store.ts";
+import type { Clock } from "../../clock.ts";
 import { withTimeout } from "../../timeout.ts";
 
 /** A list younger than this is used as it is; older ones are fetched again. */
