@@ -64,6 +64,9 @@ const ConfigSchema = z.object({
   EGRESS_PROXY_URL: z.string().regex(
     /^http:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}\/?$/,
     "expected http://host:port (no credentials or path)",
+  ).refine(
+    (v) => parseListen(v.replace(/^http:\/\//, "").replace(/\/$/, "")) !== null,
+    "the port must be 1 to 65535",
   ).transform((v) => v.replace(/\/$/, "")).optional(),
   ADBLOCK_LIST_URLS: z.string().min(1).default(DEFAULT_ADBLOCK_LISTS).transform((v, ctx) => {
     const urls = v.split(",").map((s) => s.trim()).filter(Boolean);

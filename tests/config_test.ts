@@ -152,6 +152,7 @@ Deno.test("the egress proxy for remote browsers: host:port to listen on, and the
       ],
       [{ EGRESS_PROXY_LISTEN: "a:1", EGRESS_PROXY_URL: "http://u:p@a:8118" }, "EGRESS_PROXY_URL"],
       [{ EGRESS_PROXY_LISTEN: "a:1", EGRESS_PROXY_URL: "https://a:8118" }, "EGRESS_PROXY_URL"],
+      [{ EGRESS_PROXY_LISTEN: "a:1", EGRESS_PROXY_URL: "http://a:99999" }, "EGRESS_PROXY_URL"],
       [{ EGRESS_PROXY_URL: "http://a:8118" }, "EGRESS_PROXY_LISTEN and EGRESS_PROXY_URL"],
     ] as const
   ) {

@@ -1,3 +1,7 @@
+/**
+ * Admission of renders by expected wait: a bounded queue in front of MAX_CONCURRENT_CAPTURES
+ * render slots, refusing early (503 with Retry-After) what could not finish within the budget.
+ */
 import { ApiError } from "../errors.ts";
 import type { Clock } from "../clock.ts";
 
@@ -9,13 +13,24 @@ const SMOOTHING = 0.2;
 // Whatever the estimate says, no more than this many renders wait per slot (memory stays flat).
 const MAX_QUEUED_PER_SLOT = 64;
 
-export interface CaptureSlots {
-  /** Waits for a render slot; throws 503 when the expected wait is past the budget. */
-  acquire(signal: AbortSignal): Promise<() => void>;
+export interface CaptureAdmission {
+  /**
+   * Waits for a render slot; throws 503 when the expected wait is past the budget. The release
+   * it resolves with says whether the render ran to its own end: only those teach the estimate.
+   */
+  acquire(signal: AbortSignal): Promise<Release>;
   stats(): { running: number; queued: number; renderMs: number };
 }
 
-export interface CaptureSlotOptions {
+/**
+ * Gives the slot back. "finished": the render ran to its own end (an image or the page's own
+ * failure) and its duration is a sample of render time. "abandoned": cancelled or cut off by a
+ * timeout, so its duration says nothing about the next render (one 15 s timeout would
+ * otherwise nearly quadruple the estimate and refuse captures that would fit).
+ */
+export type Release = (outcome: "finished" | "abandoned") => void;
+
+export interface CaptureAdmissionOptions {
   /** Renders at once (MAX_CONCURRENT_CAPTURES). */
   max: number;
   /** Longest expected time to finish a newly admitted render (CAPTURE_TIMEOUT_MS). */
@@ -39,7 +54,7 @@ export function queueFullError(retryAfterS: number): ApiError {
  * and a FIFO queue takes a new render while everything ahead of it plus itself, at the
  * measured throughput (`max` per smoothed render time), would finish within `budgetMs`.
  */
-export function createCaptureSlots(options: CaptureSlotOptions): CaptureSlots {
+export function createCaptureAdmission(options: CaptureAdmissionOptions): CaptureAdmission {
   const { max, budgetMs, clock } = options;
   const maxQueued = options.maxQueued ?? max * MAX_QUEUED_PER_SLOT;
   let renderMs = PRIOR_RENDER_MS;
@@ -56,14 +71,16 @@ export function createCaptureSlots(options: CaptureSlotOptions): CaptureSlots {
     return Math.max(1, Math.ceil((excess * renderMs) / max / 1000));
   }
 
-  function releaser(): () => void {
+  function releaser(): Release {
     const started = clock.now();
     let released = false;
-    return () => {
+    return (outcome) => {
       if (released) return;
       released = true;
-      const took = Math.max(0, clock.now() - started);
-      renderMs += SMOOTHING * (took - renderMs);
+      if (outcome === "finished") {
+        const took = Math.max(0, clock.now() - started);
+        renderMs += SMOOTHING * (took - renderMs);
+      }
       const next = queue.shift();
       // The slot passes straight to the next waiter, so `running` stays the same.
       if (next) next();

@@ -3,7 +3,7 @@ import type { Logger } from "../log.ts";
 import type { Clock } from "../clock.ts";
 import type { CachedCapture, CaptureCache } from "./cache.ts";
 import { optionsDigest } from "./request/options.ts";
-import { createCaptureSlots } from "./admission.ts";
+import { createCaptureAdmission } from "./admission.ts";
 import type { CaptureJob, Capturer } from "./types.ts";
 import { METRICS } from "../telemetry/metrics.ts";
 import { traced } from "../telemetry/trace.ts";
@@ -85,7 +85,7 @@ function hardTimeoutError(ms: number): ApiError {
 export function createScreenshotService(options: ScreenshotServiceOptions): ScreenshotService {
   const { capturer, cache, log, clock, maxConcurrent, hardTimeoutMs } = options;
   const maxCachedBytes = options.maxCachedBytes ?? DEFAULT_MAX_CACHED_PNG_BYTES;
-  const slots = createCaptureSlots({
+  const admission = createCaptureAdmission({
     max: maxConcurrent,
     budgetMs: options.queueBudgetMs,
     clock,
@@ -94,9 +94,10 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
   const flights = new Map<string, Flight>();
 
   async function render(job: CaptureJob, signal: AbortSignal): Promise<CachedCapture> {
-    const release = await traced("capture.queue_wait", {}, () => slots.acquire(signal));
+    const release = await traced("capture.queue_wait", {}, () => admission.acquire(signal));
     const deadline = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let outcome: "finished" | "abandoned" = "abandoned";
     try {
       const work = capturer.capture(job, AbortSignal.any([signal, deadline.signal]));
       work.catch(() => {}); // after the deadline nobody awaits it
@@ -108,8 +109,14 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
         }, hardTimeoutMs);
       });
       const result = await Promise.race([work, expired]);
+      outcome = "finished";
       return { ...result, capturedAt: clock.now() };
     } catch (error) {
+      // A page that failed on its own took a real render's time; a timeout or a client that
+      // left did not end the render, so its duration teaches the admission estimate nothing.
+      const cutOff = signal.aborted || deadline.signal.aborted ||
+        (error instanceof ApiError && error.status === 408);
+      if (!cutOff) outcome = "finished";
       if (error instanceof ApiError || signal.aborted) throw error;
       log.error("capture failed", { ...await targetLogFields(job.url), error: redactError(error) });
       throw new ApiError(500, "upstream_failed", "The screenshot could not be produced.", {
@@ -117,7 +124,7 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
       });
     } finally {
       clearTimeout(timer);
-      release();
+      release(outcome);
     }
   }
 
@@ -160,6 +167,8 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
         }
         reject(cancelledError());
       };
+      // A listener added to a signal that has already fired would never run.
+      if (signal?.aborted) return onAbort();
       const done = () => signal?.removeEventListener("abort", onAbort);
       signal?.addEventListener("abort", onAbort, { once: true });
       flight.promise.then(
@@ -176,9 +185,10 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
         METRICS.captureCache.inc({ result: hit ? "hit" : "miss" });
         if (hit) return { ...hit, cached: true };
       }
-      if (signal?.aborted) throw cancelledError();
       const key = `${job.url}\n${job.deviceType}\n${job.colorScheme}\n` +
         (await optionsDigest(job.options) ?? "");
+      // Checked after the last await: a client gone by now must not start a render for nobody.
+      if (signal?.aborted) throw cancelledError();
       let flight = flights.get(key);
       // Plain requests join any render of the key. A forceRefresh request joins only a render
       // started for another forceRefresh (a burst of identical refreshes renders once): a
@@ -188,7 +198,7 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
       return { ...await join(flight, signal), cached: false };
     },
 
-    stats: () => ({ ...slots.stats(), flights: flights.size }),
+    stats: () => ({ ...admission.stats(), flights: flights.size }),
   };
 }
 

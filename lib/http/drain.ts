@@ -94,8 +94,18 @@ export function drainThenClose(options: DrainOptions): (signal: string) => Promi
     ]);
     clearTimeout(timer);
     if (!drained) log.warn("drain timed out; closing with requests in flight");
-    for (const close of options.close) await close();
-    log.info("stopped");
+    // Each component closes even when one before it throws: a failed store close must not
+    // leave the exporter's workers or the browser running, which would keep the process alive.
+    let clean = true;
+    for (const close of options.close) {
+      try {
+        await close();
+      } catch (error) {
+        clean = false;
+        log.error("a component failed to close", { error });
+      }
+    }
+    log.info("stopped", { clean });
     return true;
   };
 }

@@ -15,17 +15,12 @@ import { createTestApp } from "../helpers/app.ts";
 import { servePages } from "../helpers/capture_fixtures.ts";
 import { assertEnvelope } from "../helpers/envelope.ts";
 import { startRemoteChromium } from "../fixtures/remote_chromium.ts";
+import { eventually } from "../helpers/wait.ts";
 
 // Reconnection attempts every 0.1-0.4 s, so the tests see a restarted browser quickly.
 const BACKOFF = { minMs: 100, maxMs: 400 };
 
 const job = (url: string): CaptureJob => ({ url, deviceType: "desktop", colorScheme: "light" });
-
-/** Waits (bounded) for a state change that the browsers' own events bring about. */
-async function eventually(condition: () => boolean, what: string) {
-  for (let i = 0; i < 400 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
-  assert.ok(condition(), what);
-}
 
 const stateOf = (capturer: Capturer, name: string) =>
   capturer.status().find((s) => s.name === name)?.state;

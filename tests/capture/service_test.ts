@@ -1,58 +1,17 @@
 import assert from "node:assert/strict";
-import type { CachedCapture, CaptureCache } from "../../lib/capture/cache.ts";
-import {
-  createScreenshotService,
-  type ScreenshotServiceOptions,
-} from "../../lib/capture/service.ts";
 import type { CaptureJob } from "../../lib/capture/types.ts";
 import { ApiError } from "../../lib/errors.ts";
-import { createMemoryLogger } from "../../lib/log.ts";
 import { manualClock } from "../helpers/app.ts";
 import { shadeOf, solidCapturer } from "../helpers/solid_capturer.ts";
+import { eventually } from "../helpers/wait.ts";
+import { serviceWith } from "../helpers/screenshot_service.ts";
 
 const JOB: CaptureJob = { url: "https://example.com/", deviceType: "mobile", colorScheme: "light" };
 const jobFor = (path: string): CaptureJob => ({ ...JOB, url: `https://example.com/${path}` });
 
-/** A cache that answers at once, so the order of concurrent steps is predictable. */
-function memoryCache() {
-  const entries = new Map<string, CachedCapture>();
-  const writes: CachedCapture[] = [];
-  const keyOf = (job: CaptureJob) => `${job.url} ${job.deviceType} ${job.colorScheme}`;
-  const cache: CaptureCache = {
-    get: (job) => Promise.resolve(entries.get(keyOf(job)) ?? null),
-    set: (job, capture) => {
-      writes.push(capture);
-      entries.set(keyOf(job), capture);
-      return Promise.resolve();
-    },
-    purgeUrl: () => Promise.resolve(0),
-    purgeAll: () => Promise.resolve(0),
-  };
-  return Object.assign(cache, { writes });
-}
-
-function serviceWith(overrides: Partial<ScreenshotServiceOptions> = {}) {
-  const capturer = solidCapturer();
-  const cache = memoryCache();
-  const log = createMemoryLogger();
-  const service = createScreenshotService({
-    capturer,
-    cache,
-    log,
-    clock: manualClock(),
-    maxConcurrent: 2,
-    queueBudgetMs: 15_000,
-    hardTimeoutMs: 60_000,
-    ...overrides,
-  });
-  return { service, capturer, cache, log };
-}
-
 /** Lets pending promise callbacks run until `condition` holds (no fixed sleeps). */
-async function until(condition: () => boolean) {
-  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((r) => setTimeout(r, 0));
-  assert.ok(condition(), "condition reached");
-}
+const until = (condition: () => boolean) =>
+  eventually(condition, "condition reached", { intervalMs: 0 });
 
 Deno.test("identical concurrent requests share one render", async () => {
   const { service, capturer } = serviceWith();

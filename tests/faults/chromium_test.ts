@@ -14,9 +14,9 @@ import {
   assertNoChromiumLeft,
   chromiumProcesses,
   chromiumProfiles,
-  eventually,
   within,
 } from "../helpers/fault_checks.ts";
+import { eventually } from "../helpers/wait.ts";
 import { startService } from "../helpers/service_process.ts";
 import { TINY_PNG } from "../fixtures/loopback_upstream.ts";
 

@@ -6,12 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { decodePng, schemePage, servePages } from "../helpers/capture_fixtures.ts";
-import {
-  assertNoChromiumLeft,
-  chromiumProcesses,
-  eventually,
-  within,
-} from "../helpers/fault_checks.ts";
+import { assertNoChromiumLeft, chromiumProcesses, within } from "../helpers/fault_checks.ts";
+import { eventually } from "../helpers/wait.ts";
 import { type ServiceProcess, startService } from "../helpers/service_process.ts";
 import { encodeFixture, screenshotPixels } from "../codecs/fixtures.ts";
 

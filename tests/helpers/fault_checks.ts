@@ -9,6 +9,7 @@
  * profile directory that starts with `shotline-chromium-<owner pid>-`.
  */
 import assert from "node:assert/strict";
+import { eventually } from "./wait.ts";
 import { PROFILE_PREFIX } from "../../lib/capture/local/browser.ts";
 import { withTimeout } from "../../lib/timeout.ts";
 import { BROWSER_OWNER_VAR } from "../../lib/capture/local/launch.ts";
@@ -28,19 +29,6 @@ export function within<T>(work: T | Promise<T>, ms: number, what: string): Promi
 /** Fails the test when one request takes more than 10 s (a hang); no timing assertion. */
 export function within10s<T>(what: string, work: Promise<T>): Promise<T> {
   return within(work, 10_000, what);
-}
-
-/** Polls `condition` (bounded) for state driven by other processes; fails with `what`. */
-export async function eventually(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!await condition()) {
-    if (performance.now() > deadline) assert.fail(`${what} (waited ${timeoutMs} ms)`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 export interface ChromiumOwner {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { createDrainGate } from "../../lib/http/drain.ts";
+import { createDrainGate, drainThenClose } from "../../lib/http/drain.ts";
+import { createMemoryLogger } from "../../lib/log.ts";
 
 /** A request body that sends `first`, then waits for `resume` before sending the rest. */
 function pausedBody(resume: Promise<void>) {
@@ -78,4 +79,28 @@ Deno.test("the gate keeps the client's abort signal on requests with a body", as
 Deno.test("closing an idle gate returns at once", async () => {
   const gate = createDrainGate(() => new Response("ok"));
   assert.equal(await gate.closeGate(10_000), true);
+});
+
+Deno.test("one component that fails to close does not keep the others open", async () => {
+  const gate = createDrainGate(() => new Response("ok"));
+  const server = Deno.serve({ port: 0, hostname: "127.0.0.1", onListen() {} }, gate.fetch);
+  const log = createMemoryLogger();
+  const closed: string[] = [];
+  const shutdown = drainThenClose({
+    gate,
+    server,
+    log,
+    timeoutMs: 1_000,
+    close: [
+      () => closed.push("filters"),
+      () => Promise.reject(new Error("store close failed")),
+      () => closed.push("exporter"),
+      () => closed.push("browser"),
+    ],
+  });
+  assert.equal(await shutdown("SIGTERM"), true);
+  assert.deepEqual(closed, ["filters", "exporter", "browser"]);
+  const failure = log.lines.find((l) => l.msg === "a component failed to close");
+  assert.ok(failure, "the failure is logged");
+  assert.equal(log.lines.find((l) => l.msg === "stopped")?.clean, false);
 });

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { servePages } from "../helpers/capture_fixtures.ts";
-import { eventually } from "../helpers/fault_checks.ts";
+import { eventually } from "../helpers/wait.ts";
 import { startService } from "../helpers/service_process.ts";
 import { exportForm } from "../helpers/export_form.ts";
 import {
@@ -87,9 +87,11 @@ Deno.test("captures, an export, a post and a media stream arrive as spans, witho
           named(name).length > 0
         ),
       `every stage span arrives (have: ${[...new Set(receiver.spans.map((s) => s.name))]})`,
-      EXPORT_WAIT_MS,
+      { timeoutMs: EXPORT_WAIT_MS },
     );
-    await eventually(() => named("capture").length === 2, "both captures", EXPORT_WAIT_MS);
+    await eventually(() => named("capture").length === 2, "both captures", {
+      timeoutMs: EXPORT_WAIT_MS,
+    });
 
     const [rendered, hit] = ["false", "true"].map((cached) =>
       named("capture").find((s) => String(s.attributes.cached) === cached)

@@ -6,15 +6,15 @@ import type { Browser } from "puppeteer-core";
 import type { Logger } from "../../log.ts";
 import { type Resolver, resolveWithDns } from "../../egress/address.ts";
 import { createBrowserHost } from "./browser.ts";
-import { browserUnavailable, captureFailure } from "../page/failures.ts";
+import { browserUnavailable } from "../page/failures.ts";
 import type { Dialer } from "../../egress/policy.ts";
 import { createEgressProxy, type EgressSession } from "../../egress/proxy.ts";
-import { type ContextOpener, createPagePool, type PagePool } from "./context_pool.ts";
+import { type ContextOpener, type ContextPool, createContextPool } from "./context_pool.ts";
 import { runBoundarySelfTest, warnIfUntested } from "./self_test.ts";
-import { adRequestBlocker, interceptRequests, requireEngine } from "../page/adblock.ts";
+import { adBlockingFor, interceptRequests } from "../page/adblock.ts";
 import type { AdFilters } from "../page/adblock_lists.ts";
 import { render } from "../page/render.ts";
-import { redactUrls } from "../request/log_target.ts";
+import { failedCapture } from "../page/context.ts";
 import { closeOpenedTargets } from "../page/lockdown.ts";
 import type { Cidr } from "../../cidr.ts";
 import type { CaptureBackendStatus, CaptureJob, Capturer, CaptureResult } from "../types.ts";
@@ -75,7 +75,7 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
   );
   // Browser-wide traffic (outside our contexts) goes through the same checks.
   let browserSession: EgressSession | null = null;
-  const pools = new Map<Browser, Promise<PagePool>>();
+  const pools = new Map<Browser, Promise<ContextPool>>();
   const closePool = async (browser: Browser) => {
     const pool = pools.get(browser);
     pools.delete(browser);
@@ -98,7 +98,7 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
       if (browser) poolFor(browser);
     },
   });
-  const poolFor = (browser: Browser): Promise<PagePool> => {
+  const poolFor = (browser: Browser): Promise<ContextPool> => {
     let pool = pools.get(browser);
     if (!pool) {
       const size = options.poolSize ?? DEFAULT_POOL_SIZE;
@@ -106,7 +106,7 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
       // page, but are closed at once so nothing renders or runs outside the captured page.
       pool = closeOpenedTargets(browser, () => true, log).then((unwatch) => {
         browser.once("disconnected", unwatch);
-        return createPagePool({ browser, proxy, size, log, openContext: options.openContext });
+        return createContextPool({ browser, proxy, size, log, openContext: options.openContext });
       });
       pools.set(browser, pool);
     }
@@ -133,20 +133,24 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
       });
       try {
         const pool = await poolFor(browser);
-        const slot = await traced(
+        const prepared = await traced(
           "capture.context_acquire",
           { backend: CHROMIUM_LOCAL },
           () => pool.acquire(job.deviceType, job.colorScheme),
         );
+        const { page, session } = prepared;
         // A caller that gives up closes the context, which ends the navigation at once.
-        const onAbort = () => void slot.context.close().catch(() => {});
+        const onAbort = () => void prepared.context.close().catch(() => {});
         signal?.addEventListener("abort", onAbort, { once: true });
         try {
-          const engine = job.options?.blockAds ? requireEngine(options.adFilters) : null;
+          const { engine, blocked } = adBlockingFor(page, {
+            blockAds: job.options?.blockAds,
+            filters: options.adFilters,
+          });
           // The egress proxy is this backend's boundary, so the ad filter intercepts alone.
-          if (engine) await interceptRequests(slot.page, adRequestBlocker(engine, slot.page));
-          const rendered = await render(slot.page, {
-            session: slot.session,
+          if (blocked) await interceptRequests(page, blocked);
+          const rendered = await render(page, {
+            session,
             url: job.url,
             timeoutMs,
             options: job.options,
@@ -155,22 +159,17 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
           return { ...rendered, strategy: CHROMIUM_LOCAL };
         } finally {
           signal?.removeEventListener("abort", onAbort);
-          pool.release(slot);
+          pool.release(prepared);
         }
       } catch (error) {
         signal?.throwIfAborted();
-        const failure = captureFailure(error, {
+        throw failedCapture(error, {
           url: job.url,
           timeoutMs,
+          backend: CHROMIUM_LOCAL,
           browserConnected: browser.connected,
+          log,
         });
-        log.info("capture failed", {
-          status: failure.status,
-          code: failure.code,
-          reason: redactUrls(error instanceof Error ? error.message : String(error)),
-          ...failure.logDetail,
-        });
-        throw failure;
       }
     },
     async close() {

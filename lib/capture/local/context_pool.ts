@@ -7,11 +7,11 @@
 import type { Browser, BrowserContext, Page } from "puppeteer-core";
 import type { Logger } from "../../log.ts";
 import type { EgressProxy, EgressSession } from "../../egress/proxy.ts";
-import { type ColorScheme, type DeviceType, VIEWPORTS } from "../types.ts";
-import { lockDownPage } from "../page/lockdown.ts";
+import type { ColorScheme, DeviceType } from "../types.ts";
+import { emulateDevice, openCaptureContext, userAgentsOf } from "../page/context.ts";
 
 /** A prepared context: its own proxy session, so refusals are attributed to this capture. */
-export interface Slot {
+export interface PreparedContext {
   context: BrowserContext;
   page: Page;
   session: EgressSession;
@@ -19,22 +19,22 @@ export interface Slot {
   colorScheme: ColorScheme;
 }
 
-export interface PagePool {
-  /** A ready slot set up for the device and scheme (made now if none is ready). */
-  acquire(deviceType: DeviceType, colorScheme: ColorScheme): Promise<Slot>;
-  /** Closes the slot's context in the background and prepares a replacement. */
-  release(slot: Slot): void;
-  /** Closes every slot; the pool makes no more. */
+export interface ContextPool {
+  /** A ready context set up for the device and scheme (made now if none is ready). */
+  acquire(deviceType: DeviceType, colorScheme: ColorScheme): Promise<PreparedContext>;
+  /** Closes the context in the background and prepares a replacement. */
+  release(prepared: PreparedContext): void;
+  /** Closes every prepared context; the pool makes no more. */
   close(): Promise<void>;
 }
 
-export interface PagePoolOptions {
+export interface ContextPoolOptions {
   browser: Browser;
   proxy: EgressProxy;
-  /** Ready slots to keep. */
+  /** Prepared contexts to keep ready. */
   size: number;
   log: Logger;
-  /** How a context is opened; `openCaptureContext` except in tests. */
+  /** How a context is opened; `openSessionContext` except in tests. */
   openContext?: ContextOpener;
 }
 
@@ -45,11 +45,11 @@ export type ContextOpener = (
 ) => Promise<{ context: BrowserContext; page: Page }>;
 
 /** A pool over one browser; the capturer makes a new one after a relaunch. */
-export async function createPagePool(options: PagePoolOptions): Promise<PagePool> {
+export async function createContextPool(options: ContextPoolOptions): Promise<ContextPool> {
   const { browser, proxy, size, log } = options;
-  const openContext = options.openContext ?? openCaptureContext;
+  const openContext = options.openContext ?? openSessionContext;
   const userAgents = userAgentsOf(await browser.userAgent());
-  const ready: Slot[] = [];
+  const ready: PreparedContext[] = [];
   const pending = new Set<Promise<unknown>>();
   let creating = 0;
   let closed = false;
@@ -62,31 +62,34 @@ export async function createPagePool(options: PagePoolOptions): Promise<PagePool
     return work;
   };
 
-  const create = async (deviceType: DeviceType, colorScheme: ColorScheme): Promise<Slot> => {
+  const create = async (
+    deviceType: DeviceType,
+    colorScheme: ColorScheme,
+  ): Promise<PreparedContext> => {
     const session = proxy.openSession();
     try {
       const { context, page } = await openContext(browser, session);
-      const slot = { context, page, session, deviceType, colorScheme };
-      await configure(slot, deviceType, colorScheme, userAgents);
-      return slot;
+      const prepared = { context, page, session, deviceType, colorScheme };
+      await configure(prepared, deviceType, colorScheme, userAgents);
+      return prepared;
     } catch (error) {
       session.close();
       throw error;
     }
   };
 
-  const discard = (slot: Slot) =>
+  const discard = (prepared: PreparedContext) =>
     track(
-      slot.context.close().catch(() => {}).finally(() => slot.session.close()),
+      prepared.context.close().catch(() => {}).finally(() => prepared.session.close()),
     );
 
   const refill = () => {
     while (!closed && ready.length + creating < size && browser.connected) {
       creating++;
       const [deviceType, colorScheme] = wanted;
-      track(create(deviceType, colorScheme)).then((slot) => {
-        if (closed) discard(slot);
-        else ready.push(slot);
+      track(create(deviceType, colorScheme)).then((prepared) => {
+        if (closed) discard(prepared);
+        else ready.push(prepared);
       }, (error) => {
         if (browser.connected) log.warn("could not prepare a browser context", { error });
       }).finally(() => creating--);
@@ -100,94 +103,41 @@ export async function createPagePool(options: PagePoolOptions): Promise<PagePool
       const exact = ready.findIndex((s) =>
         s.deviceType === deviceType && s.colorScheme === colorScheme
       );
-      const slot = exact >= 0 ? ready.splice(exact, 1)[0] : ready.shift();
-      if (!slot) return await track(create(deviceType, colorScheme));
+      const prepared = exact >= 0 ? ready.splice(exact, 1)[0] : ready.shift();
+      if (!prepared) return await track(create(deviceType, colorScheme));
       if (exact < 0) {
         try {
-          await configure(slot, deviceType, colorScheme, userAgents);
+          await configure(prepared, deviceType, colorScheme, userAgents);
         } catch (error) {
-          discard(slot);
+          discard(prepared);
           throw error;
         }
       }
-      return slot;
+      return prepared;
     },
-    release(slot) {
-      discard(slot);
+    release(prepared) {
+      discard(prepared);
       refill();
     },
     async close() {
       closed = true;
-      for (const slot of ready.splice(0)) discard(slot);
+      for (const prepared of ready.splice(0)) discard(prepared);
       while (pending.size > 0) await Promise.allSettled([...pending]);
     },
   };
 }
 
-/**
- * A fresh incognito context whose every request goes through `session`, with one page: the one
- * way captures (and the boundary self-test) open a context.
- */
-export async function openCaptureContext(
-  browser: Browser,
-  session: EgressSession,
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.createBrowserContext({
-    proxyServer: session.url,
-    // Without this Chromium sends loopback destinations around the proxy.
-    proxyBypassList: ["<-loopback>"],
-    // A download would write to disk and is never a screenshot.
-    downloadBehavior: { policy: "deny" },
-  });
-  try {
-    const page = await context.newPage();
-    // An alert() would block the page (and the screenshot) until someone answers it.
-    page.on("dialog", (dialog) => void dialog.dismiss().catch(() => {}));
-    // WebRTC a second time (the profile's preferences are the first), and no new windows.
-    await lockDownPage(page);
-    return { context, page };
-  } catch (error) {
-    await context.close().catch(() => {});
-    throw error;
-  }
-}
+/** The local backend's contexts: every request through the capture's own proxy session. */
+export const openSessionContext: ContextOpener = (browser, session) =>
+  openCaptureContext(browser, { proxyServer: session.url });
 
 async function configure(
-  slot: Slot,
+  prepared: PreparedContext,
   deviceType: DeviceType,
   colorScheme: ColorScheme,
   userAgents: Record<DeviceType, string>,
 ): Promise<void> {
-  await emulateDevice(slot.page, deviceType, colorScheme, userAgents);
-  slot.deviceType = deviceType;
-  slot.colorScheme = colorScheme;
-}
-
-/** Viewport in CSS pixels at scale 1, mobile emulation and user agent, prefers-color-scheme. */
-export async function emulateDevice(
-  page: Page,
-  deviceType: DeviceType,
-  colorScheme: ColorScheme,
-  userAgents: Record<DeviceType, string>,
-): Promise<void> {
-  const mobile = deviceType === "mobile";
-  const { width, height } = VIEWPORTS[deviceType];
-  await Promise.all([
-    page.setViewport({ width, height, deviceScaleFactor: 1, isMobile: mobile, hasTouch: mobile }),
-    page.setUserAgent({ userAgent: userAgents[deviceType] }),
-    page.emulateMediaFeatures([{ name: "prefers-color-scheme", value: colorScheme }]),
-  ]);
-}
-
-/**
- * The browser's own user agent without "Headless" (some sites refuse headless browsers), and
- * an Android phone's for mobile, both naming the running Chrome version.
- */
-export function userAgentsOf(browserAgent: string): Record<DeviceType, string> {
-  const major = /Chrome\/(\d+)/.exec(browserAgent)?.[1] ?? "130";
-  return {
-    desktop: browserAgent.replace("HeadlessChrome/", "Chrome/"),
-    mobile: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) " +
-      `Chrome/${major}.0.0.0 Mobile Safari/537.36`,
-  };
+  await emulateDevice(prepared.page, { deviceType, colorScheme }, userAgents);
+  prepared.deviceType = deviceType;
+  prepared.colorScheme = colorScheme;
 }

@@ -13,7 +13,7 @@ import type { Logger } from "../../log.ts";
 import { BackendDownError, captureFailure } from "../page/failures.ts";
 import { createEgressProxy, type EgressSession } from "../../egress/proxy.ts";
 import { render } from "../page/render.ts";
-import { type ContextOpener, openCaptureContext } from "./context_pool.ts";
+import { type ContextOpener, openSessionContext } from "./context_pool.ts";
 
 /** How every self-test failure message starts. */
 const SELF_TEST_FAILED = "boundary self-test failed: ";
@@ -72,7 +72,7 @@ export interface SelfTestOptions {
 /** Runs the self-test against `browser`; throws BoundarySelfTestError naming the first failure. */
 export async function runBoundarySelfTest(options: SelfTestOptions): Promise<void> {
   const { browser, log } = options;
-  const openContext = options.openContext ?? openCaptureContext;
+  const openContext = options.openContext ?? openSessionContext;
   const started = performance.now();
   const canary = startCanary();
   const proxy = createEgressProxy(

@@ -27,6 +27,20 @@ export function requireEngine(filters: AdFilters | undefined): FiltersEngine {
 }
 
 /**
+ * What blockAds needs for one capture: the engine (it hides ad slots before the shot) and the
+ * request blocker for the page's interceptor; neither when the job did not ask, 503 when the
+ * job asked but no list is loaded. Both backends wire blockAds through here.
+ */
+export function adBlockingFor(
+  page: Page,
+  request: { blockAds?: boolean; filters: AdFilters | undefined },
+): { engine: FiltersEngine | null; blocked?: RequestBlocker } {
+  if (!request.blockAds) return { engine: null };
+  const engine = requireEngine(request.filters);
+  return { engine, blocked: adRequestBlocker(engine, page) };
+}
+
+/**
  * Drops the ad and tracker requests the engine matches. The page's own document is never
  * dropped: the user asked for that page.
  */

@@ -101,9 +101,17 @@ function netErrorFailure(code: string, url: string): ApiError {
  */
 export function captureFailure(
   error: unknown,
-  context: { url: string; timeoutMs: number; browserConnected: boolean },
+  context: {
+    url: string;
+    timeoutMs: number;
+    browserConnected: boolean;
+    /** The answer when the browser went away (default: it is being relaunched). */
+    disconnected?: () => ApiError;
+  },
 ): ApiError {
   if (error instanceof ApiError) return error;
+  // Whatever the message says, a browser that went away is why the capture failed.
+  if (!context.browserConnected) return context.disconnected?.() ?? browserRestarted();
   const message = error instanceof Error ? error.message : String(error);
   const netCode = /net::(ERR_[A-Z0-9_]+)/.exec(message)?.[1];
   if (isPuppeteerTimeout(error)) {
@@ -113,12 +121,6 @@ export function captureFailure(
     });
   }
   if (netCode) return netErrorFailure(netCode, context.url);
-  if (!context.browserConnected) {
-    return new ApiError(503, "upstream_unavailable", "The browser restarted during the capture.", {
-      hint: "The browser is being relaunched; retry after Retry-After seconds.",
-      headers: { "Retry-After": "1" },
-    });
-  }
   if (/crash/i.test(message)) {
     return new ApiError(500, "upstream_failed", "The page crashed the browser tab.", {
       hint: "The target made its renderer crash (often memory); a retry may work.",
@@ -126,6 +128,14 @@ export function captureFailure(
   }
   return new ApiError(500, "upstream_failed", "The page could not be captured.", {
     hint: "The browser failed while rendering the target; retry once.",
+  });
+}
+
+/** 503 when the local browser went away during the capture; it is relaunched at once. */
+function browserRestarted(): ApiError {
+  return new ApiError(503, "upstream_unavailable", "The browser restarted during the capture.", {
+    hint: "The browser is being relaunched; retry after Retry-After seconds.",
+    headers: { "Retry-After": "1" },
   });
 }
 

@@ -10,16 +10,14 @@ import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import { type Resolver, resolveWithDns } from "../../egress/address.ts";
 import type { Cidr } from "../../cidr.ts";
-import { captureFailure } from "../page/failures.ts";
-import { emulateDevice, userAgentsOf } from "../local/context_pool.ts";
+import { emulateDevice, failedCapture, openCaptureContext, userAgentsOf } from "../page/context.ts";
 import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
-import { adRequestBlocker, requireEngine } from "../page/adblock.ts";
+import { adBlockingFor } from "../page/adblock.ts";
 import type { AdFilters } from "../page/adblock_lists.ts";
 import { render } from "../page/render.ts";
 import { createRequestGuard } from "../../egress/request_guard.ts";
 import { enforceByteBudget } from "./byte_budget.ts";
-import { closeOpenedTargets, lockDownPage } from "../page/lockdown.ts";
-import { redactUrls } from "../request/log_target.ts";
+import { closeOpenedTargets } from "../page/lockdown.ts";
 import type { FleetProxy, FleetSession } from "../../egress/fleet_proxy.ts";
 import { guardProxiedPage } from "./context_guard.ts";
 import type {
@@ -165,32 +163,31 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
       try {
         await watchPopups(browser);
         session = fleetProxy?.openSession();
-        context = await traced(
+        const opened = await traced(
           "capture.context_acquire",
           { backend: CHROMIUM_REMOTE },
           () =>
-            browser.createBrowserContext({
-              // Without "<-loopback>" Chromium would send loopback destinations around the proxy.
-              ...(fleetProxy && { proxyServer: fleetProxy.url, proxyBypassList: ["<-loopback>"] }),
-              downloadBehavior: { policy: "deny" },
+            openCaptureContext(browser, {
+              proxyServer: fleetProxy?.url,
+              // WebSockets and WebTransport go too where only the request guard stands (it
+              // never sees them); behind the egress proxy they are judged like the rest.
+              lockdown: { uninterceptedChannels: !session && !allowPrivateNetwork },
             }),
         );
+        context = opened.context;
+        const { page } = opened;
         if (context.id) ours.add(context.id);
         signal?.throwIfAborted();
-        const page = await context.newPage();
-        // WebRTC always goes. WebSockets and WebTransport go too where only the request guard
-        // stands (it never sees them); behind the egress proxy they are judged like the rest.
-        await lockDownPage(page, { uninterceptedChannels: !session && !allowPrivateNetwork });
-        // An alert() would block the page (and the screenshot) until someone answers it.
-        page.on("dialog", (dialog) => void dialog.dismiss().catch(() => {}));
         await traced(
           "capture.options",
           { deviceType: job.deviceType },
-          async () => emulateDevice(page, job.deviceType, job.colorScheme, await agentsOf(browser)),
+          async () => emulateDevice(page, job, await agentsOf(browser)),
         );
         if (options.byteBudget) await enforceByteBudget(page, options.byteBudget, log);
-        const engine = job.options?.blockAds ? requireEngine(options.adFilters) : null;
-        const blocked = engine ? adRequestBlocker(engine, page) : undefined;
+        const { engine, blocked } = adBlockingFor(page, {
+          blockAds: job.options?.blockAds,
+          filters: options.adFilters,
+        });
         // One interception decides each request: the proxy guard's or the request guard's, with
         // the ad filter inside it.
         if (session) {
@@ -206,21 +203,14 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
         return { ...rendered, strategy: CHROMIUM_REMOTE };
       } catch (error) {
         signal?.throwIfAborted();
-        const failure = !(error instanceof ApiError) && !browser.connected
-          ? remoteLost()
-          : captureFailure(error, {
-            url: job.url,
-            timeoutMs,
-            browserConnected: true,
-          });
-        log.info("capture failed", {
+        throw failedCapture(error, {
+          url: job.url,
+          timeoutMs,
           backend: CHROMIUM_REMOTE,
-          status: failure.status,
-          code: failure.code,
-          reason: redactUrls(error instanceof Error ? error.message : String(error)),
-          ...(error instanceof ApiError ? error.logDetail : {}),
+          browserConnected: browser.connected,
+          disconnected: remoteLost,
+          log,
         });
-        throw failure;
       } finally {
         signal?.removeEventListener("abort", onAbort);
         if (context) dispose(context);

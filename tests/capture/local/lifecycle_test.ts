@@ -6,6 +6,7 @@ import { ApiError } from "../../../lib/errors.ts";
 import { createMemoryLogger } from "../../../lib/log.ts";
 import { createTestApp } from "../../helpers/app.ts";
 import { servePages } from "../../helpers/capture_fixtures.ts";
+import { eventually } from "../../helpers/wait.ts";
 
 const job = (url: string): CaptureJob => ({ url, deviceType: "desktop", colorScheme: "light" });
 
@@ -35,12 +36,6 @@ function processes(): [number, number, string][] {
 
 function processAlive(pid: number): boolean {
   return processes().some(([p]) => p === pid);
-}
-
-/** Waits (bounded) for a condition driven by the browser's own events. */
-async function eventually(condition: () => boolean, what: string) {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
-  assert.ok(condition(), what);
 }
 
 Deno.test("a capturer that is never used never launches Chromium", async () => {

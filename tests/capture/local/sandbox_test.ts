@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { createBrowserHost } from "../../../lib/capture/local/browser.ts";
 import { createMemoryLogger } from "../../../lib/log.ts";
-import { eventually } from "../../helpers/fault_checks.ts";
+import { eventually } from "../../helpers/wait.ts";
 
 const WARNING = /WITHOUT its sandbox/;
 

@@ -17,6 +17,7 @@ import {
   servePages,
 } from "../../helpers/capture_fixtures.ts";
 import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
+import { eventually } from "../../helpers/wait.ts";
 
 const PUBLIC_IP = "93.184.215.14";
 
@@ -39,12 +40,6 @@ async function openPages(port: number): Promise<string[]> {
   return targets.filter((t: { type: string }) => t.type === "page").map((t: { url: string }) =>
     t.url
   );
-}
-
-/** Waits (bounded) for a condition that the remote browser's own events bring about. */
-async function eventually(condition: () => Promise<boolean>, what: string) {
-  for (let i = 0; i < 200 && !await condition(); i++) await new Promise((r) => setTimeout(r, 25));
-  assert.ok(await condition(), what);
 }
 
 Deno.test("remote captures say chromium-remote, honour viewport and scheme, and leave no context", async (t) => {
