@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { CaptureJob } from "../../lib/capture/types.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { manualClock } from "../helpers/app.ts";
-import { shadeOf, solidCapturer } from "../helpers/solid_capturer.ts";
+import { shadeOf } from "../helpers/solid_capturer.ts";
 import { eventually } from "../helpers/wait.ts";
 import { serviceWith } from "../helpers/screenshot_service.ts";
 
