@@ -1,5 +1,5 @@
 /**
- * Capture options, one run, side by side, printed as Markdown (README, Performance):
+ * Capture options, one run, side by side, printed as Markdown (bench/README.md):
  * (a) `fullPage` on long pages: the service (the real main.ts, warm, forceRefresh over HTTP)
  *     vs capture-website `fullPage: true` (reused browser, and a launch per call as documented)
  *     vs the bare-CDP floor (Page.navigate, load, Page.getLayoutMetrics, one

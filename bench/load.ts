@@ -4,7 +4,7 @@
  * main.ts runs unchanged as a child process (KV_PATH=:memory:, TRUST_PROXY_HOPS=1,
  * ALLOW_PRIVATE_NETWORK=true so Chromium may open the loopback pages). Its upstreams are played
  * by bench/load/upstream.ts: real TLS servers for the real host names, reached through the
- * HTTPS_PROXY / DENO_CERT that main.ts's fetch honours (README, Configuration). autocannon (npm, used as a
+ * HTTPS_PROXY / DENO_CERT that main.ts's fetch honours (docs/configuration.md). autocannon (npm, used as a
  * library) drives it; each request carries its own client IP in X-Forwarded-For.
  *
  *   deno task load [--seconds=10] [--connections=16,64,256]

@@ -17,7 +17,7 @@ import { startRedisServer } from "../tests/fixtures/redis_server.ts";
 import { startUpstashGateway } from "../tests/fixtures/upstash_gateway.ts";
 import { median, quantile } from "./support/measure.ts";
 
-// A full-page PNG capture is typically 0.5-2 MB (README, Performance); random bytes do not compress.
+// A full-page PNG capture is typically 0.5-2 MB (bench/README.md); random bytes do not compress.
 const BLOB_BYTES = 1_000_000;
 const WARMUP = 10;
 const VALUE_RUNS = 400;

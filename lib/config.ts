@@ -35,7 +35,7 @@ const ConfigSchema = z.object({
     }
     return endpoints;
   }).optional(),
-  // Two pages at once saturate two cores (README, Performance); more only queues inside Chromium.
+  // Two pages at once saturate two cores (bench/README.md); more only queues inside Chromium.
   MAX_CONCURRENT_CAPTURES: integer(1, 64).default(2),
   CAPTURE_TIMEOUT_MS: integer(1000, 120_000).default(15000),
   ALLOW_PRIVATE_NETWORK: booleanFlag.default(false),
@@ -83,7 +83,7 @@ const ConfigSchema = z.object({
 /** Every variable parseConfig reads (main.ts reads them one by one when env access is partial). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(ConfigSchema.shape);
 
-/** The validated environment, with the names of the README's Configuration table. */
+/** The validated environment, with the names of the Configuration table (docs/configuration.md). */
 export type Config = z.output<typeof ConfigSchema>;
 
 /** A start-up failure that names every malformed variable. */

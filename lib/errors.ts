@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { mediaHostList } from "./upstreams.ts";
 
-/** The stable error codes (README, Errors): clients branch on these, so they never change. */
+/** The stable error codes (docs/errors.md): clients branch on these, so they never change. */
 export const ERROR_CODES = [
   "invalid_request",
   "invalid_url",

@@ -1,10 +1,10 @@
-import { parseTargetUrl } from "../lib/capture/request/target_url.ts";
+import { parseTargetUrl } from "../lib/capture/mod.ts";
 import { ApiError } from "../lib/errors.ts";
 import { createRouter } from "../lib/http/router.ts";
 import { operatorCaller } from "../lib/http/middleware.ts";
 
 /**
- * DELETE /api/cache?url=<absolute url> | ?all=true (README, "Cache, concurrency and the per-IP limit"): operator-only,
+ * DELETE /api/cache?url=<absolute url> | ?all=true (docs/capture.md, "Cache, concurrency and the per-IP limit"): operator-only,
  * so registered with plain `router.delete` and absent from /openapi.json and /llms*.txt.
  */
 export function createCacheAdminRouter() {

@@ -17,7 +17,7 @@ export function createHealthRouter() {
       // Only reasons in our own words (a missing permission, a failed self-test) are shown.
       ...(reason ? { reason } : {}),
     }));
-    // "advisory": remote captures rely on the fleet's own firewall (README, Remote browsers).
+    // "advisory": remote captures rely on the fleet's own firewall (docs/boundary.md, remote browsers).
     const boundary = c.var.deps.capture.boundary?.() ?? "enforced";
     return c.json({ status: "ok", store: store.kind, encoder, capture, boundary }, 200);
   });

@@ -2,7 +2,7 @@ import { createRouter } from "../lib/http/router.ts";
 import { operatorCaller } from "../lib/http/middleware.ts";
 
 /**
- * GET /metrics: Prometheus text exposition (README, Operating), behind METRICS_TOKEN. Registered
+ * GET /metrics: Prometheus text exposition (docs/operating.md), behind METRICS_TOKEN. Registered
  * with plain `router.get`, so it never appears in /openapi.json or /llms*.txt.
  */
 export function createMetricsRouter() {

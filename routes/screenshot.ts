@@ -1,9 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Buffer } from "node:buffer";
-import { requireEngine } from "../lib/capture/page/adblock.ts";
-import { canonicalOptions, hasOptions } from "../lib/capture/request/options.ts";
-import { parseTargetUrl } from "../lib/capture/request/target_url.ts";
-import { targetLogFields } from "../lib/capture/request/log_target.ts";
+import {
+  canonicalOptions,
+  hasOptions,
+  parseTargetUrl,
+  requireEngine,
+  targetLogFields,
+} from "../lib/capture/mod.ts";
 import { readImageInfo } from "../lib/codecs/image_info.ts";
 import { ApiError } from "../lib/errors.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";

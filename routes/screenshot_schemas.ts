@@ -1,13 +1,14 @@
 import { z } from "@hono/zod-openapi";
 import {
+  COLOR_SCHEMES,
+  DEVICE_TYPES,
   MAX_CAPTURE_HEIGHT,
   MAX_CAPTURE_PIXELS,
   MAX_DELAY_MS,
   MAX_HIDE_SELECTORS,
   MAX_SELECTOR_LENGTH,
   SCALES,
-} from "../lib/capture/request/options.ts";
-import { COLOR_SCHEMES, DEVICE_TYPES } from "../lib/capture/types.ts";
+} from "../lib/capture/mod.ts";
 import { RATE_LIMIT_HEADERS } from "../lib/http/openapi_responses.ts";
 
 /** Body of POST /api/screenshot; its example feeds the curl line of /llms.txt. */

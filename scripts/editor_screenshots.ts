@@ -1,5 +1,5 @@
 /**
- * Takes the README's pictures of the editor at 1280x800, from a real instance against loopback
+ * Takes the pictures of the editor (README, docs/editor.md) at 1280x800, from a real instance against loopback
  * fixtures (tests/fixtures/editor_instance.ts); no network needed:
  * - docs/editor-light.png and docs/editor-dark.png: a captured page framed on the canvas and a
  *   finished WebP export, in each colour scheme;

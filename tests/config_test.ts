@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ConfigError, parseConfig } from "../lib/config.ts";
 
-Deno.test("config defaults are the ones the README's Configuration table states", () => {
+Deno.test("config defaults are the ones the Configuration table (docs/configuration.md) states", () => {
   const config = parseConfig({});
   assert.equal(config.PORT, 8000);
   assert.equal(config.HOST, "0.0.0.0");

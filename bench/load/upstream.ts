@@ -5,7 +5,7 @@
  *   .twimg.com) served over TLS by one local server with a throwaway CA, reached through a
  *   CONNECT proxy that tunnels only those names to it. main.ts runs unchanged with
  *   HTTPS_PROXY=<that proxy> and DENO_CERT=<that CA>: Deno's own fetch goes through the proxy,
- *   exactly as the README's Configuration section says operators may set it, and no packet leaves the machine;
+ *   exactly as docs/configuration.md says operators may set it, and no packet leaves the machine;
  * - plain-HTTP pages for Chromium to capture (`/page?n=<anything>`: distinct URLs, one page);
  * - the same 1 MB media body over plain HTTP, as a ceiling reference for the load generator
  *   (`/media/<name>.jpg`, or `.mp4`; `?mb=N` streams N MiB instead; `/media/reset.mp4` breaks

@@ -3,7 +3,7 @@ import type { Logger } from "../log.ts";
 import type { Store, StoreKey } from "../store/store.ts";
 import { optionsDigest } from "./request/options.ts";
 import type { CaptureJob, CaptureResult } from "./types.ts";
-import { urlHash } from "./request/log_target.ts";
+import { urlHash } from "../hash.ts";
 
 // A slow store must not hold a capture hostage: past these, a read is a miss and a write is
 // skipped (the request still gets its image).

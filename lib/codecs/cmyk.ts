@@ -1,7 +1,7 @@
 /**
  * CMYK and YCCK JPEGs (print files, Photoshop exports). MozJPEG's wasm build cannot convert them
  * to RGBA, so the wasm path decodes them with jpeg-js; both paths turn ink into RGB with the
- * same plain formula browsers use for a CMYK JPEG without a profile (README "Image export").
+ * same plain formula browsers use for a CMYK JPEG without a profile (docs/export.md).
  */
 import jpeg from "jpeg-js";
 import { MAX_PIXELS } from "./presets.ts";

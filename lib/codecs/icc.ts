@@ -1,7 +1,7 @@
 /**
  * ICC colour profiles: read from an upload (PNG iCCP, JPEG APP2, WebP ICCP) and written into an
  * export the same way, so both codec paths keep a Display P3 (or any RGB) profile untouched and a
- * browser shows the exported file exactly as it showed the upload (README "Image export").
+ * browser shows the exported file exactly as it showed the upload (docs/export.md).
  */
 import { deflateSync, inflateSync } from "node:zlib";
 import { pngChunk } from "./png_encoder.ts";

@@ -68,7 +68,7 @@ export const OXIPNG_MAX_PIXELS = 3840 * 2160;
 /** libwebp method 4: its default speed/size balance, used at every preset. */
 export const WEBP_METHOD = 4;
 
-/** The preset table (README, Image export). */
+/** The preset table (docs/export.md). */
 export const PRESETS: Record<QualityPreset, PresetSettings> = {
   // 4:4:4 at high: screenshots are full of coloured text, which 4:2:0 smears.
   high: {

@@ -25,9 +25,9 @@ export const BUSY_RETRY_AFTER_SECONDS = 2;
 // A client waits for its export; past about 10 s of queue it had better come back later.
 export const EXPORT_QUEUE_BUDGET_MS = 10_000;
 // An upload is held as its bytes, the parsed form and the decoded input: about three copies.
-// 16 MiB of uploads in flight kept a flood of 256 x 5 MB under 300 MB (README, Performance).
+// 16 MiB of uploads in flight kept a flood of 256 x 5 MB under 300 MB (bench/README.md).
 export const MAX_RESERVED_UPLOAD_BYTES = 16 * 1024 * 1024;
-// Before any export was measured: a 1080p JPEG takes about 0.5 s (README, Performance).
+// Before any export was measured: a 1080p JPEG takes about 0.5 s (bench/README.md).
 const PRIOR_JOB_MS = 500;
 const SMOOTHING = 0.2;
 

@@ -4,7 +4,8 @@
  * fleet's network, and admitting only requests that carry the credentials of a running capture.
  */
 import type { Logger } from "../log.ts";
-import type { EgressPolicy, EgressRefusal } from "./policy.ts";
+import type { EgressPolicy } from "./policy.ts";
+import type { EgressRefusal } from "./types.ts";
 import {
   closeQuietly,
   type ConnectionScope,

@@ -1,5 +1,6 @@
 /** Just enough HTTP/1.1 wire handling for the egress proxy: read a head, rewrite it, pipe bytes. */
 import { concatBytes } from "../bytes.ts";
+import { EGRESS_MARKER_HEADER } from "./types.ts";
 
 const CRLFCRLF = [13, 10, 13, 10];
 
@@ -60,7 +61,7 @@ export function proxyResponse(
   const body = new TextEncoder().encode(`Shotline egress proxy: ${marker}\n`);
   const head = encodeHead(`HTTP/1.1 ${status} ${reason}`, [
     ...extraHeaders,
-    ["X-Shotline-Egress", marker],
+    [EGRESS_MARKER_HEADER, marker],
     ["Content-Type", "text/plain"],
     ["Content-Length", String(body.length)],
     ["Connection", "close"],

@@ -11,15 +11,7 @@ import {
 } from "./address.ts";
 import { abortAfter } from "../timeout.ts";
 import { type Cidr, deniedByCidrs } from "../cidr.ts";
-
-/** Why the proxy did not connect a destination; the capturer turns it into the API error. */
-export interface EgressRefusal {
-  host: string;
-  port: number;
-  kind: "forbidden_address" | "unresolvable" | "dns_failed" | "connect_failed";
-  /** The address class ("loopback"...) or what the connection attempt ran into. */
-  detail: string;
-}
+import type { EgressRefusal } from "./types.ts";
 
 /** Opens the TCP connection to an address that already passed the check. */
 export type Dialer = (address: string, port: number, signal: AbortSignal) => Promise<Deno.Conn>;

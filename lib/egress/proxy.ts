@@ -5,7 +5,8 @@
  * Each capture gets its own session (its own port), so refusals are attributed to it.
  */
 import type { Logger } from "../log.ts";
-import { checkDestination, dialChecked, type EgressPolicy, type EgressRefusal } from "./policy.ts";
+import { checkDestination, dialChecked, type EgressPolicy } from "./policy.ts";
+import type { EgressRefusal } from "./types.ts";
 import {
   closeDelimited,
   encodeHead,
@@ -19,14 +20,6 @@ import {
 } from "./http_wire.ts";
 import { METRICS } from "../telemetry/metrics.ts";
 
-export type { EgressRefusal } from "./policy.ts";
-
-/**
- * Header the proxy puts on its own answers, so they are never taken for the target's. A page
- * can read it (and the status) on same-origin requests, so every refusal looks the same: the
- * reason and the address stay in this process, or a page could map our network with it.
- */
-export const EGRESS_MARKER_HEADER = "x-shotline-egress";
 const REFUSED = proxyResponse(403, "Forbidden", "refused");
 
 // Chromium sends its request head at once; a connection idle this long is not Chromium's.

@@ -4,15 +4,16 @@
  * to load it; then, with request interception, every request of the page (top document, redirect
  * hops, subresources, frames, fetch and XHR, worker fetches, beacons) is judged the same way and
  * aborted when forbidden, before it leaves the remote browser. What this cannot see (WebSockets,
- * WebRTC, the remote browser's own DNS lookup...) is listed in the README section "Remote
- * browsers": the fleet's network must enforce the same boundary.
+ * WebRTC, the remote browser's own DNS lookup...) is listed in docs/boundary.md ("The network
+ * boundary on remote browsers"): the fleet's network must enforce the same boundary.
  */
 import type { HTTPRequest, Page } from "puppeteer-core";
 import type { Logger } from "../log.ts";
 import type { Resolver } from "./address.ts";
 import type { Cidr } from "../cidr.ts";
 import { refusalError } from "../capture/page/failures.ts";
-import { checkDestination, type Checked, type EgressPolicy, type EgressRefusal } from "./policy.ts";
+import { checkDestination, type Checked, type EgressPolicy } from "./policy.ts";
+import type { EgressRefusal } from "./types.ts";
 import { METRICS } from "../telemetry/metrics.ts";
 
 export interface RequestGuard {

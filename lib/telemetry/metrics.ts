@@ -1,5 +1,5 @@
 /**
- * The Prometheus metrics of GET /metrics (README, Operating), on prom-client's registry and
+ * The Prometheus metrics of GET /metrics (docs/operating.md), on prom-client's registry and
  * instruments (the exposition format, histograms included, is prom-client's, not ours).
  *
  * One registry per process, like the OpenTelemetry API's global providers: the numbers describe
@@ -12,7 +12,7 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 const CAPTURE_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 3, 5, 8, 13, 20, 30];
 // Exports take milliseconds (a phone screenshot) to seconds (a large PNG on the wasm path).
 const EXPORT_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8];
-// Store calls are bounded at 1-5 s by their callers (README, Storage).
+// Store calls are bounded at 1-5 s by their callers (docs/storage.md).
 const STORE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 /** The instruments; label values are small closed sets (never URLs, ids or client addresses). */

@@ -9,7 +9,7 @@ import {
   createScreenshotService,
   DEFAULT_MAX_CACHED_PNG_BYTES,
 } from "../../lib/capture/service.ts";
-import { urlHash } from "../../lib/capture/request/log_target.ts";
+import { urlHash } from "../../lib/hash.ts";
 import type { Capturer } from "../../lib/capture/types.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { manualClock } from "../helpers/app.ts";

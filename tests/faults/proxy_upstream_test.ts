@@ -15,7 +15,7 @@ import { appWithUpstreams, TINY_PNG } from "../fixtures/loopback_upstream.ts";
 const BUDGETS: Partial<Upstreams> = {
   mediaHeaderTimeoutMs: 500,
   mediaIdleTimeoutMs: 300,
-  // The guarded path: the only one that can cut a stalled body (README, media proxy).
+  // The guarded path: the only one that can cut a stalled body (docs/posts-and-media.md).
   mediaDirectStreams: 0,
 };
 // Far above the budgets: a request still pending by then counts as hung.

@@ -16,7 +16,7 @@ export function manualClock(start = Date.UTC(2026, 0, 1)): Clock & { advance(ms:
 }
 
 export interface TestAppOptions {
-  /** Environment variables as an operator would set them (README, Configuration). */
+  /** Environment variables as an operator would set them (docs/configuration.md). */
   env?: Record<string, string>;
   /** Components to use instead of the defaults (in-memory KV, memory logger, real clock). */
   deps?: Partial<AppParts>;

@@ -17,7 +17,7 @@ const PERMISSIONS = [
   "--allow-sys",
   "--allow-ffi",
 ];
-// Operator variables (README, Configuration) and proxies that must come from the test, never from our own shell.
+// Operator variables (docs/configuration.md) and proxies that must come from the test, never from our own shell.
 const CONFIG_VARIABLES =
   /^(PORT|HOST|PUBLIC_BASE_URL|KV_PATH|UPSTASH_REDIS_REST_\w+|CACHE_TTL_SECONDS|RATE_LIMIT_PER_MINUTE|TRUST_PROXY_HOPS|CHROME_PATH|BROWSER_WS_ENDPOINT|MAX_CONCURRENT_CAPTURES|CAPTURE_TIMEOUT_MS|ALLOW_PRIVATE_NETWORK|MAX_UPLOAD_BYTES|UPLOAD_TIMEOUT_MS|CACHE_ADMIN_TOKEN|METRICS_TOKEN|EGRESS_DENY_CIDRS|CAPTURE_BYTE_BUDGET|EGRESS_PROXY_LISTEN|EGRESS_PROXY_URL|LOG_LEVEL|HTTPS?_PROXY|NO_PROXY|https?_proxy|no_proxy|DENO_CERT|OTEL_\w+)$/;
 // Module loading, sharp's warm-up and the listener: seconds on a cold cache, far less when warm.
@@ -54,7 +54,7 @@ export interface StartOptions {
   denyRead?: string[];
 }
 
-/** Starts main.ts with `env` (README, Configuration) on 127.0.0.1 and waits until /healthz answers. */
+/** Starts main.ts with `env` (docs/configuration.md) on 127.0.0.1 and waits until /healthz answers. */
 export async function startService(
   env: Record<string, string>,
   options: StartOptions = {},

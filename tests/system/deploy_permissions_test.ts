@@ -1,6 +1,6 @@
 /**
  * The real main.ts under Deno Deploy's permission set (no FFI, no subprocess, no file writes, no
- * system information; README, Operating): it starts, reports the local Chromium as down with the
+ * system information; docs/operating.md): it starts, reports the local Chromium as down with the
  * reason, and answers a request of every kind. Captures are 503 without BROWSER_WS_ENDPOINT and
  * rendered by the remote browser with it; exports take the wasm path; posts and media come from
  * loopback servers impersonating their HTTPS hosts (HTTPS_PROXY plus DENO_CERT, as an operator

@@ -1,5 +1,5 @@
 /**
- * GET /metrics of the real process (README, Operating), scraped as Prometheus would and parsed
+ * GET /metrics of the real process (docs/operating.md), scraped as Prometheus would and parsed
  * by a real parser: a capture by the local Chromium, a cache hit, an export and a 429 each move
  * their series; the browser start and the store latency are counted; the gauges are at rest.
  */

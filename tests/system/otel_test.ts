@@ -1,5 +1,5 @@
 /**
- * Traces from the real process (README, Operating): main.ts runs with Deno's built-in
+ * Traces from the real process (docs/operating.md): main.ts runs with Deno's built-in
  * OpenTelemetry (OTEL_DENO=true) exporting OTLP/HTTP JSON to a receiver on loopback. After a
  * capture, a cached capture, an export, a post lookup and a proxied media file (from loopback
  * hosts impersonating the real ones), our stage spans arrive with the attributes an operator

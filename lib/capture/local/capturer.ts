@@ -22,7 +22,7 @@ import { traced } from "../../telemetry/trace.ts";
 
 export const CHROMIUM_LOCAL = "chromium-local";
 
-// Two captures run at once on two cores (README, Performance); one spare covers a colour-scheme switch.
+// Two captures run at once on two cores (bench/README.md); one spare covers a colour-scheme switch.
 const DEFAULT_POOL_SIZE = 2;
 // The proxy's TCP connect budget; below the default capture timeout so the reason is reported.
 const CONNECT_TIMEOUT_MS = 10_000;

@@ -36,7 +36,7 @@ const CANARY_ADDRESS = "1.2.3.4";
 const STEP_TIMEOUT_MS = 5_000;
 
 /**
- * The oldest Chromium whose boundary behaviour was tested (README, Page capture). Older ones may
+ * The oldest Chromium whose boundary behaviour was tested (docs/capture.md). Older ones may
  * route or report proxy errors differently; the self-test, not this number, decides.
  */
 export const MIN_TESTED_CHROMIUM = 156;

@@ -4,7 +4,7 @@
  */
 import { ApiError } from "../../errors.ts";
 import { TimeoutError as BoundTimeoutError } from "../../timeout.ts";
-import type { EgressRefusal } from "../../egress/proxy.ts";
+import type { EgressRefusal } from "../../egress/types.ts";
 
 /**
  * Why a backend cannot run, in our own fixed words (no address, no browser output), so it may

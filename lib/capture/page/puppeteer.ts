@@ -1,7 +1,7 @@
 /**
  * puppeteer-core, loaded on first use rather than at start-up: its `ws` dependency reads the
  * environment while it loads, so a process without `--allow-env` would otherwise die before
- * listening. Loaded here, a refusal only leaves the capture backends down (README, Operating).
+ * listening. Loaded here, a refusal only leaves the capture backends down (docs/operating.md).
  */
 type Puppeteer = typeof import("puppeteer-core").default;
 

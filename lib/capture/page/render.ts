@@ -9,11 +9,9 @@ import { ApiError } from "../../errors.ts";
 import { withTimeout } from "../../timeout.ts";
 import type { CaptureOptions } from "../request/options.ts";
 import { finishOptions, prepareOptions, waitForOption } from "./apply_options.ts";
-import type { EgressSession } from "../../egress/proxy.ts";
-import { EGRESS_MARKER_HEADER } from "../../egress/proxy.ts";
+import { EGRESS_MARKER_HEADER, type EgressRefusal, type RefusalLog } from "../../egress/types.ts";
 import { refusalError } from "./failures.ts";
 import { unbracket } from "../../egress/address.ts";
-import type { EgressRefusal } from "../../egress/proxy.ts";
 import { traced } from "../../telemetry/trace.ts";
 
 // Extra time after DOMContentLoaded for load, lazy images, fonts and network quiet.
@@ -37,7 +35,7 @@ export interface Rendered {
 
 export interface RenderRequest {
   // Only its refusals are read: the remote backend passes its request guard here.
-  session: Pick<EgressSession, "refusals">;
+  session: RefusalLog;
   url: string;
   /** CAPTURE_TIMEOUT_MS: the document's budget, and the budget of every option's wait. */
   timeoutMs: number;
@@ -108,9 +106,10 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
 /** An answer the egress proxy wrote itself (refused destination) is an error, not a page. */
 function rejectProxyAnswer(
   network: ReturnType<typeof trackNetwork>,
-  session: Pick<EgressSession, "refusals">,
+  session: RefusalLog,
 ): void {
-  if (!network.mainResponse?.headers()[EGRESS_MARKER_HEADER]) return;
+  // puppeteer gives header names in lower case.
+  if (!network.mainResponse?.headers()[EGRESS_MARKER_HEADER.toLowerCase()]) return;
   const refusal = navigationRefusal(network, session);
   if (refusal) throw refusalError(refusal);
 }
@@ -121,7 +120,7 @@ const HOP_EVENT_GRACE_MS = 100;
 /** navigationRefusal, giving a redirect hop's late request event a short, bounded moment. */
 async function awaitNavigationRefusal(
   network: ReturnType<typeof trackNetwork>,
-  session: Pick<EgressSession, "refusals">,
+  session: RefusalLog,
 ): Promise<EgressRefusal | undefined> {
   const until = performance.now() + HOP_EVENT_GRACE_MS;
   let refusal = navigationRefusal(network, session);
@@ -140,7 +139,7 @@ async function awaitNavigationRefusal(
  */
 function navigationRefusal(
   network: ReturnType<typeof trackNetwork>,
-  session: Pick<EgressSession, "refusals">,
+  session: RefusalLog,
 ): EgressRefusal | undefined {
   return session.refusals.findLast((r) => network.navigationHosts.has(unbracket(r.host)));
 }

@@ -132,7 +132,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
       } else if (!fleetProxy) {
         log.warn(
           "remote captures have an advisory network boundary: without EGRESS_PROXY_URL the " +
-            "fleet's own network must keep pages from private addresses (README, Remote browsers)",
+            "fleet's own network must keep pages from private addresses (docs/boundary.md, remote browsers)",
         );
       }
       await Promise.all(endpoints.map((e) => e.connect().catch(() => {})));

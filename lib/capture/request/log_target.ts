@@ -3,12 +3,7 @@
  * query may hold a user's tokens (password-reset links, signed URLs), so they never reach a log;
  * the hash still lets an operator match a report ("this URL failed") to its log lines.
  */
-
-/** Hex SHA-256 of the URL (also the capture cache's key for it). */
-export async function urlHash(url: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(url));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
+import { urlHash } from "../../hash.ts";
 
 /** `{ target: origin, targetHash }` for a log line. */
 export async function targetLogFields(
