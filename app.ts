@@ -3,9 +3,16 @@ import { bodyLimit } from "hono/body-limit";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./lib/http/app_env.ts";
 import type { AppDeps } from "./lib/services.ts";
-import { ApiError, ErrorSchema, RateLimitErrorSchema } from "./lib/errors.ts";
+import {
+  ApiError,
+  ErrorSchema,
+  internalError,
+  invalidRequest,
+  notFound,
+  RateLimitErrorSchema,
+} from "./lib/errors.ts";
 import { errorResponse } from "./lib/http/error_response.ts";
-import { createRouter, METHOD_PROBE, methodNotAllowed } from "./lib/http/router.ts";
+import { createRouter, METHOD_PROBE, notAllowedHere } from "./lib/http/router.ts";
 import { accessLog, requestId, unreadableBody, utf8JsonBody } from "./lib/http/middleware.ts";
 import { requestTelemetry } from "./lib/telemetry/http.ts";
 import { createCacheAdminRouter } from "./routes/cache_admin.ts";
@@ -55,9 +62,7 @@ export function createApp(deps: AppDeps) {
 
   mountMethodFallbacks(app);
 
-  app.notFound((c) =>
-    errorResponse(c, new ApiError(404, "not_found", `No route for ${c.req.method} ${c.req.path}.`))
-  );
+  app.notFound((c) => errorResponse(c, notFound(`No route for ${c.req.method} ${c.req.path}.`)));
   app.onError((err, c) => errorResponse(c, toApiError(err, deps, c.var.requestId)));
   return app;
 }
@@ -82,7 +87,7 @@ function mountMethodFallbacks(app: App) {
     const allowed = [...methods, "OPTIONS"];
     app.options(path, (c) => c.body(null, 204, { Allow: allowed.join(", ") }));
     app.all(path, (c) => {
-      throw methodNotAllowed(c.req.method, allowed);
+      throw notAllowedHere(c.req.method, allowed);
     });
   }
 }
@@ -92,7 +97,8 @@ function bodyLimitOf(maxSize: number, advice: string): MiddlewareHandler<AppEnv>
   const limit = bodyLimit({
     maxSize,
     onError: () => {
-      throw new ApiError(413, "invalid_request", "The request body is too large.", {
+      throw invalidRequest("The request body is too large.", {
+        status: 413,
         hint: `${advice}: at most ${maxSize} bytes are accepted.`,
       });
     },
@@ -113,15 +119,15 @@ function toApiError(err: unknown, deps: AppDeps, requestId: string): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof HTTPException) {
     if (err.status === 415) {
-      return new ApiError(400, "invalid_request", "Unsupported Content-Type for this operation.", {
+      return invalidRequest("Unsupported Content-Type for this operation.", {
         hint: "Send the body with the content type listed in /openapi.json.",
       });
     }
     if (err.status < 500) {
       // Framework-level client errors (malformed JSON or form data): the message is safe to show.
-      return new ApiError(400, "invalid_request", err.message || "The request is malformed.");
+      return invalidRequest(err.message || "The request is malformed.");
     }
   }
   deps.log.error("unhandled error", { requestId, error: err });
-  return new ApiError(500, "internal_error", "The service failed unexpectedly.");
+  return internalError("The service failed unexpectedly.");
 }

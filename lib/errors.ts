@@ -123,6 +123,37 @@ export class ApiError extends Error {
   }
 }
 
+/** What an error may carry besides its code and message. */
+export interface ErrorOptions {
+  hint?: string;
+  headers?: Record<string, string>;
+  extra?: Record<string, unknown>;
+  logDetail?: Record<string, unknown>;
+  /** One of the code's other documented statuses (ERROR_REFERENCE), e.g. 413 invalid_request. */
+  status?: ContentfulStatusCode;
+}
+
+/** The factory of one code: its first documented status unless `status` picks another. */
+function errorFactory(code: ErrorCode) {
+  const [usual] = ERROR_REFERENCE[code].statuses as ContentfulStatusCode[];
+  return (message: string, options: ErrorOptions = {}): ApiError =>
+    new ApiError(options.status ?? usual, code, message, options);
+}
+
+/** One factory per error code, so a status and its code are never paired by hand. */
+export const invalidRequest = errorFactory("invalid_request");
+export const invalidUrl = errorFactory("invalid_url");
+export const unsupportedValue = errorFactory("unsupported_value");
+export const unauthorized = errorFactory("unauthorized");
+export const forbiddenDomain = errorFactory("forbidden_domain");
+export const notFound = errorFactory("not_found");
+export const methodNotAllowed = errorFactory("method_not_allowed");
+export const rateLimited = errorFactory("rate_limited");
+export const upstreamTimeout = errorFactory("upstream_timeout");
+export const upstreamUnavailable = errorFactory("upstream_unavailable");
+export const upstreamFailed = errorFactory("upstream_failed");
+export const internalError = errorFactory("internal_error");
+
 export const ErrorSchema = z.object({
   error: z.string().openapi({ example: "url must be an absolute http or https URL" }),
   code: z.enum(ERROR_CODES).openapi({ example: "invalid_url" }),

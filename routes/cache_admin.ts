@@ -1,5 +1,5 @@
 import { parseTargetUrl } from "../lib/capture/mod.ts";
-import { ApiError } from "../lib/errors.ts";
+import { invalidRequest, unsupportedValue, upstreamUnavailable } from "../lib/errors.ts";
 import { createRouter } from "../lib/http/router.ts";
 import { operatorCaller } from "../lib/http/middleware.ts";
 
@@ -16,7 +16,7 @@ export function createCacheAdminRouter() {
     let purge: () => Promise<number>;
     if (all !== undefined) {
       if (all !== "true") {
-        throw new ApiError(400, "unsupported_value", "all must be true.", {
+        throw unsupportedValue("all must be true.", {
           hint: "Send ?all=true to purge every capture, or ?url=<absolute url> for one page.",
         });
       }
@@ -26,7 +26,7 @@ export function createCacheAdminRouter() {
       const normalised = parseTargetUrl(url, { allowPrivateNetwork: true });
       purge = () => cache.purgeUrl(normalised);
     } else {
-      throw new ApiError(400, "invalid_request", "Say what to purge.", {
+      throw invalidRequest("Say what to purge.", {
         hint: "Send ?url=<absolute url> to purge one page, or ?all=true to purge everything.",
       });
     }
@@ -35,7 +35,7 @@ export function createCacheAdminRouter() {
       purged = await purge();
     } catch (error) {
       log.error("cache purge failed", { requestId: c.var.requestId, error });
-      throw new ApiError(503, "upstream_unavailable", "The cache store is unreachable.", {
+      throw upstreamUnavailable("The cache store is unreachable.", {
         hint: "Retry in a moment; check the store (KV_PATH or Upstash) if it persists.",
       });
     }

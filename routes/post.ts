@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ApiError, type ErrorCode, ErrorSchema } from "../lib/errors.ts";
+import { ApiError, type ErrorCode, ErrorSchema, internalError, notFound } from "../lib/errors.ts";
 import { POST_TTL_MS } from "../lib/posts/cache.ts";
 import { createRouter, validatedInput, validationError } from "../lib/http/router.ts";
 import { fetchPost, TOMBSTONE_REASONS, tombstoneHint } from "../lib/posts/syndication.ts";
@@ -103,12 +103,12 @@ export function createPostRouter() {
       });
       c.var.logFields.cache = source;
       if (lookup.kind === "not_found") {
-        throw new ApiError(404, "not_found", `No post with id ${id}.`, {
+        throw notFound(`No post with id ${id}.`, {
           hint: "Check the id: it is the number at the end of the post's URL.",
         });
       }
       if (lookup.kind === "tombstone") {
-        throw new ApiError(404, "not_found", `Post ${id} is not available.`, {
+        throw notFound(`Post ${id} is not available.`, {
           hint: tombstoneHint(lookup.reason),
           extra: { reason: lookup.reason },
         });
@@ -118,7 +118,7 @@ export function createPostRouter() {
     } catch (error) {
       if (error instanceof ApiError) throw withNullData(error);
       log.error("post lookup failed", { requestId: c.var.requestId, error });
-      throw withNullData(new ApiError(500, "internal_error", "The service failed unexpectedly."));
+      throw withNullData(internalError("The service failed unexpectedly."));
     }
   }, (result) => {
     // This operation's failures all carry data: null, validation failures included.

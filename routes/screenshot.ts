@@ -8,7 +8,7 @@ import {
   targetLogFields,
 } from "../lib/capture/mod.ts";
 import { readImageInfo } from "../lib/codecs/image_info.ts";
-import { ApiError } from "../lib/errors.ts";
+import { ApiError, invalidUrl } from "../lib/errors.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
 import { enforceCaptureRateLimit } from "../lib/http/rate_limit.ts";
 import {
@@ -75,7 +75,7 @@ function refuseCapture(issues: z.core.$ZodIssue[], input: unknown): never {
   const issue = issues[0];
   const sentUrl = (input as { url?: unknown } | null)?.url;
   if (issue?.path[0] === "url" && issue.code === "invalid_type" && sentUrl !== undefined) {
-    throw new ApiError(400, "invalid_url", "url must be a string holding an absolute URL.", {
+    throw invalidUrl("url must be a string holding an absolute URL.", {
       hint: 'Send url as a JSON string, e.g. "https://example.com".',
     });
   }

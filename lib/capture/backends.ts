@@ -6,7 +6,7 @@
  * in any browser, so that answer is final.
  */
 import type { Config } from "../config.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, upstreamUnavailable } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { AdFilters } from "./page/adblock_lists.ts";
 import { type Resolver, resolveWithDns } from "../egress/address.ts";
@@ -149,7 +149,7 @@ function isUnavailable(error: unknown): error is ApiError {
 function allBackendsDown(errors: ApiError[]): ApiError {
   const waits = errors.map((e) => Number(e.headers["Retry-After"])).filter((s) => s > 0);
   const retryAfter = waits.length > 0 ? Math.min(...waits) : 10;
-  return new ApiError(503, "upstream_unavailable", "No browser is available to render the page.", {
+  return upstreamUnavailable("No browser is available to render the page.", {
     hint: "Every capture backend is down: the local Chromium and the remote browsers of " +
       "BROWSER_WS_ENDPOINT (GET /healthz shows each one's state). " +
       "Retry after Retry-After seconds.",

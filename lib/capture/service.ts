@@ -1,4 +1,4 @@
-import { ApiError } from "../errors.ts";
+import { ApiError, upstreamFailed, upstreamTimeout } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Clock } from "../clock.ts";
 import type { CachedCapture, CaptureCache } from "./cache.ts";
@@ -61,9 +61,7 @@ interface Flight {
 
 /** The reason given to a waiter whose own client went away. */
 function cancelledError(): ApiError {
-  return new ApiError(
-    408,
-    "upstream_timeout",
+  return upstreamTimeout(
     "The request was cancelled before the capture " +
       "finished.",
     { hint: "Keep the connection open until the capture completes." },
@@ -72,7 +70,7 @@ function cancelledError(): ApiError {
 
 /** The deadline's error: the capturer ignored its own timeouts. */
 function hardTimeoutError(ms: number): ApiError {
-  return new ApiError(408, "upstream_timeout", `The capture did not finish within ${ms} ms.`, {
+  return upstreamTimeout(`The capture did not finish within ${ms} ms.`, {
     hint: "Try again later, or try a lighter page.",
   });
 }
@@ -119,7 +117,7 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
       if (!cutOff) outcome = "finished";
       if (error instanceof ApiError || signal.aborted) throw error;
       log.error("capture failed", { ...await targetLogFields(job.url), error: redactError(error) });
-      throw new ApiError(500, "upstream_failed", "The screenshot could not be produced.", {
+      throw upstreamFailed("The screenshot could not be produced.", {
         hint: "Check that the page loads in a browser, then retry.",
       });
     } finally {

@@ -2,7 +2,7 @@
  * The ImageExporter behind POST /api/export: checks the upload from its header, then runs the
  * export on the sharp fast path when it loads, or on the wasm codecs in a Worker pool otherwise.
  */
-import { ApiError } from "../errors.ts";
+import { ApiError, invalidRequest, unsupportedValue } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { swapsAxes } from "./exif.ts";
 import { iccColourSpace, readIcc } from "./icc.ts";
@@ -76,13 +76,13 @@ export class ImageProcessingError extends ApiError {
 /** Checks an upload from its bytes alone (type by magic bytes, size from the header). */
 export function planExport(input: Uint8Array, request: ExportRequest): ExportPlan {
   if (input.length === 0) {
-    throw new ApiError(400, "invalid_request", "The image part is empty.", {
+    throw invalidRequest("The image part is empty.", {
       hint: "Attach the picture to export as the multipart part named image.",
     });
   }
   const kind = sniffKind(input);
   if (!kind) {
-    throw new ApiError(400, "unsupported_value", "image must be a PNG, JPEG or WebP file.", {
+    throw unsupportedValue("image must be a PNG, JPEG or WebP file.", {
       hint: "Upload PNG, JPEG or WebP; the type is read from the file's bytes, not its name " +
         "or declared Content-Type.",
     });
@@ -90,16 +90,14 @@ export function planExport(input: Uint8Array, request: ExportRequest): ExportPla
   const info = readImageInfo(kind, input);
   if (!info) throw new ImageProcessingError(`unreadable ${kind} header`);
   if (info.animated) {
-    throw new ApiError(400, "unsupported_value", "Animated WebP images are not supported.", {
+    throw unsupportedValue("Animated WebP images are not supported.", {
       hint: "Upload a still image (a single frame).",
     });
   }
   // unsupported_value, not invalid_request: the request is well-formed, but this image's size
   // is outside the supported range, as a format outside png/jpeg/webp would be.
   if (info.width * info.height > MAX_PIXELS || Math.max(info.width, info.height) > MAX_SIDE) {
-    throw new ApiError(
-      400,
-      "unsupported_value",
+    throw unsupportedValue(
       `The image is ${info.width}x${info.height} pixels; at most ${MAX_PIXELS / 1e6} ` +
         `megapixels and ${MAX_SIDE} pixels per side are supported.`,
       { hint: "Scale the image down (or export a smaller region) and retry." },

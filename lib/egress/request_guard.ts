@@ -11,9 +11,8 @@ import type { HTTPRequest, Page } from "puppeteer-core";
 import type { Logger } from "../log.ts";
 import type { Resolver } from "./address.ts";
 import type { Cidr } from "../cidr.ts";
-import { refusalError } from "../capture/page/failures.ts";
 import { checkDestination, type Checked, type EgressPolicy } from "./policy.ts";
-import type { EgressRefusal } from "./types.ts";
+import { type EgressRefusal, RefusedDestination } from "./types.ts";
 import { METRICS } from "../telemetry/metrics.ts";
 
 export interface RequestGuard {
@@ -106,7 +105,7 @@ export function createRequestGuard(options: RequestGuardOptions): RequestGuard {
       const checked = await verdict;
       if (checked.ok) return;
       refuse(checked.refusal);
-      throw refusalError(checked.refusal);
+      throw new RefusedDestination(checked.refusal);
     },
     async attach(page, { blocked } = {}) {
       if (allowPrivateNetwork && !blocked) return;

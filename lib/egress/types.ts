@@ -24,3 +24,11 @@ export interface EgressRefusal {
 export interface RefusalLog {
   readonly refusals: readonly EgressRefusal[];
 }
+
+/** A destination the boundary refused, thrown as itself: the capture maps it to the API's answer. */
+export class RefusedDestination extends Error {
+  constructor(readonly refusal: EgressRefusal) {
+    super(`egress refused ${refusal.host}:${refusal.port} (${refusal.kind})`);
+    this.name = "RefusedDestination";
+  }
+}

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { ApiError } from "../errors.ts";
+import { rateLimited, unauthorized } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { type Clock, secondsUntil } from "../clock.ts";
 import { createMemoryWindow } from "./memory_window.ts";
@@ -46,7 +46,7 @@ export function createOperatorAuth(deps: { clock: Clock; log: Logger }): Operato
       if (!state.allowed) {
         const retryAfter = secondsUntil(state.resetAt, now);
         log.warn("operator token attempts throttled", { realm, clientIp: ip });
-        throw new ApiError(429, "rate_limited", "Too many failed operator token attempts.", {
+        throw rateLimited("Too many failed operator token attempts.", {
           hint: `Wait ${retryAfter} seconds; at most ${OPERATOR_FAILURES_PER_MINUTE} failed ` +
             "attempts per minute are accepted from one IP address.",
           extra: { retryAfter },
@@ -58,7 +58,7 @@ export function createOperatorAuth(deps: { clock: Clock; log: Logger }): Operato
       if (!token || !given || !sameSecret(given, token)) {
         failures.hit(ip, OPERATOR_FAILURES_PER_MINUTE, now);
         log.warn("operator token refused", { realm, clientIp: ip });
-        throw new ApiError(401, "unauthorized", `A valid ${realm} token is required.`, {
+        throw unauthorized(`A valid ${realm} token is required.`, {
           headers: { "WWW-Authenticate": `Bearer realm="${realm}"` },
         });
       }

@@ -1,4 +1,4 @@
-import { ApiError, errorEnvelope } from "../errors.ts";
+import { errorEnvelope, upstreamUnavailable } from "../errors.ts";
 import type { Logger } from "../log.ts";
 
 type Handler = (request: Request, info: Deno.ServeHandlerInfo) => Response | Promise<Response>;
@@ -21,7 +21,7 @@ export function createDrainGate(handler: Handler, publicBaseUrl?: string) {
   }
 
   function refuse(request: Request): Response {
-    const error = new ApiError(503, "upstream_unavailable", "The service is shutting down.", {
+    const error = upstreamUnavailable("The service is shutting down.", {
       hint: "Retry in a moment; another instance (or this one, restarted) will answer.",
     });
     const base = publicBaseUrl ?? new URL(request.url).origin;

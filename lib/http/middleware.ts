@@ -3,7 +3,7 @@ import { getConnInfo } from "hono/deno";
 import type { AppEnv } from "./app_env.ts";
 import type { OperatorCaller } from "./bearer.ts";
 import { resolveClientIp } from "./client_ip.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, invalidRequest } from "../errors.ts";
 
 // Client-chosen ids are kept only when they cannot smuggle anything into logs or headers.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -79,7 +79,7 @@ export function utf8JsonBody(): MiddlewareHandler<AppEnv> {
         valid = false;
       }
       if (!valid) {
-        throw new ApiError(400, "invalid_request", "The JSON body is not valid UTF-8.", {
+        throw invalidRequest("The JSON body is not valid UTF-8.", {
           hint: "Encode the request body as UTF-8 JSON.",
         });
       }
@@ -90,7 +90,7 @@ export function utf8JsonBody(): MiddlewareHandler<AppEnv> {
 
 /** 400 for a request body that broke off or was framed wrongly while being read. */
 export function unreadableBody(): ApiError {
-  return new ApiError(400, "invalid_request", "The request body could not be read.", {
+  return invalidRequest("The request body could not be read.", {
     hint: "Send the whole body with a correct Content-Length or chunked encoding.",
   });
 }

@@ -3,7 +3,7 @@ import type { AppEnv } from "./app_env.ts";
 import { rateLimitBucket } from "./client_ip.ts";
 import { withTimeout } from "../timeout.ts";
 import { secondsUntil } from "../clock.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, rateLimited } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { clientIpOf } from "./middleware.ts";
 import type { Store, WindowVerdict } from "../store/store.ts";
@@ -87,7 +87,7 @@ export function rateLimitHeaders(verdict: WindowVerdict, now: number): Record<st
 /** The documented 429: retryAfter equals Retry-After, the hint names the wait and the limit. */
 export function rateLimitedError(verdict: WindowVerdict, now: number): ApiError {
   const retryAfter = secondsUntil(verdict.resetAt, now);
-  return new ApiError(429, "rate_limited", "Too many captures from this IP address.", {
+  return rateLimited("Too many captures from this IP address.", {
     hint: `Wait ${retryAfter} seconds before retrying: the limit is ${verdict.limit} requests ` +
       "per minute per IP.",
     extra: { retryAfter },

@@ -1,7 +1,14 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Hook } from "@hono/zod-openapi";
 import type { AppEnv } from "./app_env.ts";
-import { ApiError, ErrorSchema } from "../errors.ts";
+import {
+  ApiError,
+  ErrorSchema,
+  invalidRequest,
+  invalidUrl,
+  methodNotAllowed,
+  unsupportedValue,
+} from "../errors.ts";
 
 type ZodIssue = z.core.$ZodIssue;
 
@@ -21,22 +28,22 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 export function validationError(issues: readonly ZodIssue[], input: unknown): ApiError {
   const issue = issues[0];
   const field = issue?.path.map(String).join(".") || "body";
-  if (!issue) return new ApiError(400, "invalid_request", "The request is invalid.");
+  if (!issue) return invalidRequest("The request is invalid.");
   if (issue.code === "invalid_type" && valueAt(input, issue.path) === undefined) {
-    return new ApiError(400, "invalid_request", `${field} is required.`, {
+    return invalidRequest(`${field} is required.`, {
       hint: `Send ${field}; see /openapi.json for the request schema.`,
     });
   }
   if (issue.code === "invalid_value") {
     const allowed = issue.values.map(String).join(", ");
-    return new ApiError(400, "unsupported_value", `${field} must be one of: ${allowed}.`, {
+    return unsupportedValue(`${field} must be one of: ${allowed}.`, {
       hint: `Set ${field} to one of: ${allowed}.`,
     });
   }
   if (issue.code === "invalid_format" && issue.format === "url") {
-    return new ApiError(400, "invalid_url", `${field} must be an absolute http or https URL.`);
+    return invalidUrl(`${field} must be an absolute http or https URL.`);
   }
-  return new ApiError(400, "invalid_request", `${field}: ${issue.message}`, {
+  return invalidRequest(`${field}: ${issue.message}`, {
     hint: `Fix ${field}; see /openapi.json for the request schema.`,
   });
 }
@@ -60,9 +67,9 @@ export function createRouter() {
 export const METHOD_PROBE = Symbol("methodProbe");
 
 /** A 405 with the Allow header naming what the path does accept. */
-export function methodNotAllowed(method: string, allowed: string[]): ApiError {
+export function notAllowedHere(method: string, allowed: string[]): ApiError {
   const allow = allowed.join(", ");
-  return new ApiError(405, "method_not_allowed", `${method} is not allowed here; use ${allow}.`, {
+  return methodNotAllowed(`${method} is not allowed here; use ${allow}.`, {
     headers: { Allow: allow },
   });
 }
@@ -91,7 +98,7 @@ export function mountMethodProbe(
     },
   });
   const handler = (c: { req: { method: string } }): never => {
-    throw methodNotAllowed(c.req.method, ["POST", "OPTIONS"]);
+    throw notAllowedHere(c.req.method, ["POST", "OPTIONS"]);
   };
   Object.assign(handler, { [METHOD_PROBE]: true });
   router.openapi(route, handler);

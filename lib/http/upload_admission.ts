@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app_env.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, invalidRequest } from "../errors.ts";
 import { discardBody } from "./middleware.ts";
 
 // Refused uploads up to this size (screenshots are about 0.5 to 2 MB) are drained before the 503;
@@ -10,7 +10,7 @@ const DRAIN_REFUSAL_MS = 2_000;
 
 /** The answer to an upload that did not arrive within UPLOAD_TIMEOUT_MS. */
 export function uploadTooSlow(deadlineMs: number): ApiError {
-  return new ApiError(400, "invalid_request", "The upload did not arrive in time.", {
+  return invalidRequest("The upload did not arrive in time.", {
     hint: `Send the whole body within ${deadlineMs / 1000} seconds.`,
   });
 }

@@ -1,4 +1,4 @@
-import { ApiError } from "../errors.ts";
+import { forbiddenDomain, invalidUrl } from "../errors.ts";
 import { MEDIA_HOSTS, type MediaHost } from "../upstreams.ts";
 
 /**
@@ -23,14 +23,14 @@ export function allowedMediaHost(url: URL): MediaHost | null {
 export function parseMediaUrl(raw: string): { url: URL; host: MediaHost } {
   const url = URL.parse(raw);
   if (!url) {
-    throw new ApiError(400, "invalid_url", "url is not a valid absolute URL.", {
+    throw invalidUrl("url is not a valid absolute URL.", {
       hint: "Send an absolute https URL of a media file, e.g. " +
         "https://pbs.twimg.com/media/example.jpg (URL-encode it in the query string).",
     });
   }
   const host = allowedMediaHost(url);
   if (!host) {
-    throw new ApiError(403, "forbidden_domain", "This URL may not be proxied.");
+    throw forbiddenDomain("This URL may not be proxied.");
   }
   return { url, host };
 }

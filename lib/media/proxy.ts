@@ -1,4 +1,4 @@
-import { ApiError } from "../errors.ts";
+import { ApiError, upstreamFailed, upstreamTimeout } from "../errors.ts";
 import { METRICS } from "../telemetry/metrics.ts";
 import type { Logger } from "../log.ts";
 import { abortAfter } from "../timeout.ts";
@@ -83,14 +83,15 @@ export async function proxyMedia(deps: MediaProxyDeps, req: MediaRequest): Promi
   } catch (error) {
     if (error instanceof ApiError) throw error;
     if (signal.reason === headerTimeout) {
-      throw new ApiError(500, "upstream_timeout", "The media host did not answer in time.", {
+      throw upstreamTimeout("The media host did not answer in time.", {
+        status: 500,
         hint: `No response within ${upstreams.mediaHeaderTimeoutMs} ms; retry later.`,
       });
     }
     if (signal.reason !== clientGone) {
       deps.log.warn("media fetch failed", { host: req.host, error });
     }
-    throw new ApiError(500, "upstream_failed", "The media file could not be fetched.", {
+    throw upstreamFailed("The media file could not be fetched.", {
       hint: "The media host could not be reached; retry later.",
     });
   } finally {
@@ -156,7 +157,7 @@ export async function proxyMedia(deps: MediaProxyDeps, req: MediaRequest): Promi
 
 /** A 502: the media host answered, but not with something we may pass on. */
 function refused(hint: string): ApiError {
-  return new ApiError(502, "upstream_failed", "The media host refused the request.", { hint });
+  return upstreamFailed("The media host refused the request.", { status: 502, hint });
 }
 
 async function fetchFollowingRedirects(

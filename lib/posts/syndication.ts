@@ -10,7 +10,7 @@
  * messages embed the upstream URL. The request itself (URL, features, token) is unchanged.
  */
 import { readCapped } from "../bytes.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, upstreamFailed, upstreamTimeout } from "../errors.ts";
 import { abortAfter } from "../timeout.ts";
 
 /** The `features` flags react-tweet sends; the interface shapes its payload by them. */
@@ -95,37 +95,33 @@ export async function fetchPost(
     }
     if (!res.ok) {
       await res.body?.cancel();
-      throw upstreamFailed(`The syndication service answered HTTP ${res.status}; retry later.`);
+      throw postUnfetchable(`The syndication service answered HTTP ${res.status}; retry later.`);
     }
     if (!res.headers.get("content-type")?.includes("application/json")) {
       await res.body?.cancel();
-      throw upstreamFailed("The syndication service answered with something other than JSON.");
+      throw postUnfetchable("The syndication service answered with something other than JSON.");
     }
     return classify(parseJson(await readBody(res)));
   } catch (error) {
     if (error instanceof ApiError) throw error;
     if (deadline.signal.reason === timeout) {
-      throw new ApiError(
-        500,
-        "upstream_timeout",
-        "The syndication service did not answer in time.",
-        {
-          hint: `It gave no complete answer within ${timeoutMs} ms; retry in a moment.`,
-        },
-      );
+      throw upstreamTimeout("The syndication service did not answer in time.", {
+        status: 500,
+        hint: `It gave no complete answer within ${timeoutMs} ms; retry in a moment.`,
+      });
     }
-    throw upstreamFailed("The syndication service could not be reached; retry later.");
+    throw postUnfetchable("The syndication service could not be reached; retry later.");
   }
 }
 
-function upstreamFailed(hint: string): ApiError {
-  return new ApiError(500, "upstream_failed", "The post could not be fetched.", { hint });
+function postUnfetchable(hint: string): ApiError {
+  return upstreamFailed("The post could not be fetched.", { hint });
 }
 
 async function readBody(res: Response): Promise<string> {
   if (!res.body) return "";
   const bytes = await readCapped(res.body, MAX_PAYLOAD_BYTES);
-  if (!bytes) throw upstreamFailed("The syndication service sent an oversized answer.");
+  if (!bytes) throw postUnfetchable("The syndication service sent an oversized answer.");
   return new TextDecoder().decode(bytes);
 }
 
@@ -133,13 +129,13 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw upstreamFailed("The syndication service sent malformed JSON.");
+    throw postUnfetchable("The syndication service sent malformed JSON.");
   }
 }
 
 function classify(payload: unknown): PostLookup {
   if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
-    throw upstreamFailed("The syndication service sent an answer that is not a post.");
+    throw postUnfetchable("The syndication service sent an answer that is not a post.");
   }
   const data = payload as Record<string, unknown>;
   // react-tweet's rule: an empty object means the post does not exist.

@@ -4,7 +4,7 @@
  */
 import { type FiltersEngine, Request as FilterRequest } from "@ghostery/adblocker";
 import type { HTTPRequest, Page } from "puppeteer-core";
-import { ApiError } from "../../errors.ts";
+import { ApiError, upstreamUnavailable } from "../../errors.ts";
 import type { AdFilters } from "./adblock_lists.ts";
 
 /** Decides whether one request of the page is dropped. */
@@ -12,7 +12,7 @@ export type RequestBlocker = (request: HTTPRequest) => boolean;
 
 /** 503 for blockAds while no filter list was ever loaded. */
 export function filtersUnavailable(): ApiError {
-  return new ApiError(503, "upstream_unavailable", "The ad filter lists are not loaded.", {
+  return upstreamUnavailable("The ad filter lists are not loaded.", {
     hint: "blockAds needs the filter lists of ADBLOCK_LIST_URLS, which this instance has not " +
       "been able to load yet; retry later, or capture without blockAds.",
     headers: { "Retry-After": "30" },

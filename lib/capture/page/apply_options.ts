@@ -6,7 +6,7 @@
  */
 import type { FiltersEngine } from "@ghostery/adblocker";
 import type { Page } from "puppeteer-core";
-import { ApiError } from "../../errors.ts";
+import { PageFailure } from "./page_failure.ts";
 import { adHidingCss } from "./adblock.ts";
 import { CONSENT_FALLBACK_CSS, installConsentHandler, settleConsent } from "./consent.ts";
 import {
@@ -47,10 +47,7 @@ export async function prepareOptions(page: Page, options: CaptureOptions): Promi
       `(${INVALID_SELECTOR_SCRIPT})(${JSON.stringify(selectors)})`,
     );
     if (typeof invalid === "string") {
-      throw new ApiError(400, "invalid_request", "A selector is not valid CSS.", {
-        hint: `"${invalid}" is not a CSS selector the browser accepts (as in ` +
-          "document.querySelector).",
-      });
+      throw new PageFailure({ kind: "invalid_selector", selector: invalid });
     }
   }
   const viewport = page.viewport();
@@ -74,10 +71,7 @@ export async function waitForOption(
     await page.waitForSelector(selector, { visible: true, timeout });
   } catch (error) {
     if (!isPuppeteerTimeout(error)) throw error;
-    throw new ApiError(408, "upstream_timeout", "The awaited element did not appear in time.", {
-      hint: `No visible element matched "${selector}" within the capture budget ` +
-        "(CAPTURE_TIMEOUT_MS); check the selector, or capture without waitForSelector.",
-    });
+    throw new PageFailure({ kind: "element_timeout", selector });
   }
 }
 

@@ -2,9 +2,17 @@
  * Turns what went wrong in a capture into the API's errors, so a target that cannot be loaded
  * is answered with an envelope that says why, never with a picture of Chromium's error page.
  */
-import { ApiError } from "../../errors.ts";
+import {
+  ApiError,
+  invalidRequest,
+  invalidUrl,
+  upstreamFailed,
+  upstreamTimeout,
+  upstreamUnavailable,
+} from "../../errors.ts";
 import { TimeoutError as BoundTimeoutError } from "../../timeout.ts";
-import type { EgressRefusal } from "../../egress/types.ts";
+import { type EgressRefusal, RefusedDestination } from "../../egress/types.ts";
+import { PageFailure, type PageFailureDetail } from "./page_failure.ts";
 
 /**
  * Why a backend cannot run, in our own fixed words (no address, no browser output), so it may
@@ -19,7 +27,7 @@ export class BackendDownError extends Error {
 
 /** 503 when no browser can run; the hint names the three ways to provide one. */
 export function browserUnavailable(): ApiError {
-  return new ApiError(503, "upstream_unavailable", "No browser is available to render the page.", {
+  return upstreamUnavailable("No browser is available to render the page.", {
     hint: "The operator must install Chromium (apt-get install chromium), set CHROME_PATH to a " +
       "Chrome or Chromium executable, or set BROWSER_WS_ENDPOINT to a remote browser. " +
       "Retry after Retry-After seconds.",
@@ -34,7 +42,7 @@ export function browserUnavailable(): ApiError {
  * side), so the reason is in `logDetail` only.
  */
 export function notPubliclyReachable(logDetail: Record<string, unknown>): ApiError {
-  return new ApiError(400, "invalid_url", "The URL's host is not publicly reachable.", {
+  return invalidUrl("The URL's host is not publicly reachable.", {
     hint: "Only pages on the public internet can be captured (the page and every redirect it " +
       "follows); check the host name.",
     logDetail,
@@ -49,14 +57,39 @@ export function refusalError(refusal: EgressRefusal): ApiError {
     case "unresolvable":
       return notPubliclyReachable({ refusal: { host, port, kind, detail } });
     case "dns_failed":
-      return new ApiError(500, "upstream_failed", "The DNS lookup of the target failed.", {
+      return upstreamFailed("The DNS lookup of the target failed.", {
         hint: "The host name could not be looked up just now; retry later.",
         logDetail: { refusal: { host, port, kind, detail } },
       });
     case "connect_failed":
-      return new ApiError(500, "upstream_failed", "The target could not be reached.", {
+      return upstreamFailed("The target could not be reached.", {
         hint: `Connecting to ${host}:${port} failed: ${detail}. Check that the site is up and ` +
           "reachable from the public internet.",
+      });
+  }
+}
+
+/** The answer for each way a page can fail (page_failure.ts). */
+function pageFailureError(detail: PageFailureDetail): ApiError {
+  switch (detail.kind) {
+    case "invalid_selector":
+      return invalidRequest("A selector is not valid CSS.", {
+        hint: `"${detail.selector}" is not a CSS selector the browser accepts (as in ` +
+          "document.querySelector).",
+      });
+    case "no_element":
+      return invalidRequest("No visible element matches selector.", {
+        hint: `Nothing on the page matched "${detail.selector}" with a non-empty box once the ` +
+          "page was ready; check the selector, or add waitForSelector for content that appears late.",
+      });
+    case "element_timeout":
+      return upstreamTimeout("The awaited element did not appear in time.", {
+        hint: `No visible element matched "${detail.selector}" within the capture budget ` +
+          "(CAPTURE_TIMEOUT_MS); check the selector, or capture without waitForSelector.",
+      });
+    case "no_paint":
+      return upstreamTimeout("The page did not paint in time.", {
+        hint: "The target kept the browser busy (a script that never yields); try again later.",
       });
   }
 }
@@ -68,12 +101,12 @@ function netErrorFailure(code: string, url: string): ApiError {
     return refusalError({ host, port: 0, kind: "unresolvable", detail: code });
   }
   if (code === "ERR_UNSAFE_PORT") {
-    return new ApiError(400, "invalid_url", "The URL's port is blocked by the browser.", {
+    return invalidUrl("The URL's port is blocked by the browser.", {
       hint: "Browsers refuse ports of other protocols (mail, ssh...); use the site's web port.",
     });
   }
   const failed = (what: string, hint: string) =>
-    new ApiError(500, "upstream_failed", what, { hint: `${hint} (${code})` });
+    upstreamFailed(what, { hint: `${hint} (${code})` });
   if (/^ERR_(CERT_|SSL_|BAD_SSL|TLS)/.test(code)) {
     return failed(
       "The target's TLS connection failed.",
@@ -96,8 +129,9 @@ function netErrorFailure(code: string, url: string): ApiError {
 }
 
 /**
- * Maps a failure during navigation or rendering. A destination the proxy refused is already an
- * ApiError here: render.ts matches refusals to the hosts the page navigated to.
+ * Maps a failure during navigation or rendering: the one place where what happened in a page
+ * becomes a status, a code and a hint. A refused destination arrives as RefusedDestination
+ * (render.ts matched it to the hosts the page navigated to), a page's own failure as PageFailure.
  */
 export function captureFailure(
   error: unknown,
@@ -110,30 +144,32 @@ export function captureFailure(
   },
 ): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof RefusedDestination) return refusalError(error.refusal);
+  if (error instanceof PageFailure) return pageFailureError(error.detail);
   // Whatever the message says, a browser that went away is why the capture failed.
   if (!context.browserConnected) return context.disconnected?.() ?? browserRestarted();
   const message = error instanceof Error ? error.message : String(error);
   const netCode = /net::(ERR_[A-Z0-9_]+)/.exec(message)?.[1];
   if (isPuppeteerTimeout(error)) {
-    return new ApiError(408, "upstream_timeout", "The page did not load in time.", {
+    return upstreamTimeout("The page did not load in time.", {
       hint: `The target did not deliver its document within ${context.timeoutMs} ms; ` +
         "try again later or try a lighter page.",
     });
   }
   if (netCode) return netErrorFailure(netCode, context.url);
   if (/crash/i.test(message)) {
-    return new ApiError(500, "upstream_failed", "The page crashed the browser tab.", {
+    return upstreamFailed("The page crashed the browser tab.", {
       hint: "The target made its renderer crash (often memory); a retry may work.",
     });
   }
-  return new ApiError(500, "upstream_failed", "The page could not be captured.", {
+  return upstreamFailed("The page could not be captured.", {
     hint: "The browser failed while rendering the target; retry once.",
   });
 }
 
 /** 503 when the local browser went away during the capture; it is relaunched at once. */
 function browserRestarted(): ApiError {
-  return new ApiError(503, "upstream_unavailable", "The browser restarted during the capture.", {
+  return upstreamUnavailable("The browser restarted during the capture.", {
     hint: "The browser is being relaunched; retry after Retry-After seconds.",
     headers: { "Retry-After": "1" },
   });

@@ -4,7 +4,7 @@
  * Chromium for a bitmap it cannot hold.
  */
 import type { Page } from "puppeteer-core";
-import { ApiError } from "../../errors.ts";
+import { PageFailure } from "./page_failure.ts";
 import { MAX_CAPTURE_HEIGHT, maxCaptureHeight } from "../request/options.ts";
 
 /** A rectangle in CSS pixels of the document (null: the viewport), and whether the cap cut it. */
@@ -111,10 +111,7 @@ export async function elementArea(
     `(${ELEMENT_BOX_SCRIPT})(${JSON.stringify(selector)})`,
   ) as ShotArea["clip"];
   if (!box || box.width < 1 || box.height < 1) {
-    throw new ApiError(400, "invalid_request", "No visible element matches selector.", {
-      hint: `Nothing on the page matched "${selector}" with a non-empty box once the page was ` +
-        "ready; check the selector, or add waitForSelector for content that appears late.",
-    });
+    throw new PageFailure({ kind: "no_element", selector });
   }
   const x = Math.max(0, Math.floor(box.x));
   const y = Math.max(0, Math.floor(box.y));

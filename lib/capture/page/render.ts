@@ -5,12 +5,16 @@
  */
 import type { FiltersEngine } from "@ghostery/adblocker";
 import type { HTTPRequest, HTTPResponse, Page } from "puppeteer-core";
-import { ApiError } from "../../errors.ts";
 import { withTimeout } from "../../timeout.ts";
 import type { CaptureOptions } from "../request/options.ts";
 import { finishOptions, prepareOptions, waitForOption } from "./apply_options.ts";
-import { EGRESS_MARKER_HEADER, type EgressRefusal, type RefusalLog } from "../../egress/types.ts";
-import { refusalError } from "./failures.ts";
+import {
+  EGRESS_MARKER_HEADER,
+  type EgressRefusal,
+  type RefusalLog,
+  RefusedDestination,
+} from "../../egress/types.ts";
+import { PageFailure } from "./page_failure.ts";
 import { unbracket } from "../../egress/address.ts";
 import { traced } from "../../telemetry/trace.ts";
 
@@ -46,7 +50,8 @@ export interface RenderRequest {
 
 /**
  * Navigates, settles, applies the options and shoots (the viewport unless an option says
- * otherwise); throws for what the caller maps to API errors.
+ * otherwise); throws typed failures (PageFailure, RefusedDestination) and browser errors, which
+ * captureFailure maps to API errors.
  */
 export async function render(page: Page, request: RenderRequest): Promise<Rendered> {
   const { session, url, timeoutMs, options = {}, engine } = request;
@@ -83,10 +88,7 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
           ...(clip ? { clip, captureBeyondViewport: true } : { captureBeyondViewport: false }),
         })),
       SCREENSHOT_TIMEOUT_MS,
-      () =>
-        new ApiError(408, "upstream_timeout", "The page did not paint in time.", {
-          hint: "The target kept the browser busy (a script that never yields); try again later.",
-        }),
+      () => new PageFailure({ kind: "no_paint" }),
     );
     return {
       png: new Uint8Array(png),
@@ -97,7 +99,7 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     // Chromium reports a destination the proxy refused only as a generic tunnel or proxy error.
     const refusal = /net::ERR_/.test(String(error)) &&
       await awaitNavigationRefusal(network, session);
-    throw refusal ? refusalError(refusal) : error;
+    throw refusal ? new RefusedDestination(refusal) : error;
   } finally {
     network.stop();
   }
@@ -111,7 +113,7 @@ function rejectProxyAnswer(
   // puppeteer gives header names in lower case.
   if (!network.mainResponse?.headers()[EGRESS_MARKER_HEADER.toLowerCase()]) return;
   const refusal = navigationRefusal(network, session);
-  if (refusal) throw refusalError(refusal);
+  if (refusal) throw new RefusedDestination(refusal);
 }
 
 // puppeteer may deliver a redirect hop's request event just after the navigation's failure.

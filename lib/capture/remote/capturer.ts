@@ -6,11 +6,12 @@
  */
 import type { Browser, BrowserContext } from "puppeteer-core";
 import { withTimeout } from "../../timeout.ts";
-import { ApiError } from "../../errors.ts";
+import { ApiError, upstreamUnavailable } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import { type Resolver, resolveWithDns } from "../../egress/address.ts";
 import type { Cidr } from "../../cidr.ts";
 import { emulateDevice, failedCapture, openCaptureContext, userAgentsOf } from "../page/context.ts";
+import { captureFailure } from "../page/failures.ts";
 import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
 import { adBlockingFor } from "../page/adblock.ts";
 import type { AdFilters } from "../page/adblock_lists.ts";
@@ -152,7 +153,11 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
       });
       // Without the proxy a refused URL is answered here and never reaches the remote browser;
       // with it, the proxy refuses it like any other destination (as on the local backend).
-      if (!fleetProxy) await guard.checkTarget(job.url);
+      if (!fleetProxy) {
+        await guard.checkTarget(job.url).catch((error) => {
+          throw captureFailure(error, { url: job.url, timeoutMs, browserConnected: true });
+        });
+      }
       const { browser, endpoint } = await pick();
       let session: FleetSession | undefined;
       log.debug("remote capture", { endpoint });
@@ -229,7 +234,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
 
 /** 503 when no remote browser is connected or reachable. */
 function remoteUnavailable(retryAfter: number): ApiError {
-  return new ApiError(503, "upstream_unavailable", "No remote browser is reachable.", {
+  return upstreamUnavailable("No remote browser is reachable.", {
     hint: "The browsers of BROWSER_WS_ENDPOINT do not answer; the service keeps reconnecting. " +
       "Retry after Retry-After seconds.",
     headers: { "Retry-After": String(retryAfter) },
@@ -238,14 +243,9 @@ function remoteUnavailable(retryAfter: number): ApiError {
 
 /** 503 when the connection to the remote browser dropped during the capture. */
 function remoteLost(): ApiError {
-  return new ApiError(
-    503,
-    "upstream_unavailable",
-    "The remote browser went away during the capture.",
-    {
-      hint: "The connection to the remote browser dropped; the service is reconnecting. " +
-        "Retry after Retry-After seconds.",
-      headers: { "Retry-After": "1" },
-    },
-  );
+  return upstreamUnavailable("The remote browser went away during the capture.", {
+    hint: "The connection to the remote browser dropped; the service is reconnecting. " +
+      "Retry after Retry-After seconds.",
+    headers: { "Retry-After": "1" },
+  });
 }

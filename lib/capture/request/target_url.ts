@@ -1,5 +1,5 @@
 import { isIPv4 } from "node:net";
-import { ApiError } from "../../errors.ts";
+import { ApiError, invalidUrl } from "../../errors.ts";
 import { notPubliclyReachable } from "../page/failures.ts";
 import { forbiddenReason } from "../../egress/address.ts";
 
@@ -16,7 +16,7 @@ const SCHEME_HINT = "Send an absolute http:// or https:// URL of a public site, 
   "are never captured.";
 
 function invalid(message: string, hint: string): ApiError {
-  return new ApiError(400, "invalid_url", message, { hint });
+  return invalidUrl(message, { hint });
 }
 
 /**

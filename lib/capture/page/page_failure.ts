@@ -1,0 +1,21 @@
+/**
+ * What went wrong inside the page, said in the page's terms: page code throws it and never
+ * chooses an HTTP status; failures.ts gives each kind its status, code and hint.
+ */
+
+export type PageFailureDetail =
+  /** A selector of the request that the browser does not accept as CSS. */
+  | { kind: "invalid_selector"; selector: string }
+  /** `selector` matched nothing visible once the page was ready. */
+  | { kind: "no_element"; selector: string }
+  /** waitForSelector's element did not appear within the capture budget. */
+  | { kind: "element_timeout"; selector: string }
+  /** The page kept the main thread busy and never painted the shot. */
+  | { kind: "no_paint" };
+
+export class PageFailure extends Error {
+  constructor(readonly detail: PageFailureDetail) {
+    super(`page failure: ${detail.kind}`);
+    this.name = "PageFailure";
+  }
+}
