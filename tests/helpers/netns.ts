@@ -50,6 +50,11 @@ export async function isolatedAddresses(addresses: string[]): Promise<void> {
   if (links.trim().split("\n").some((line) => !/^\d+: lo:/.test(line))) {
     throw new Error(`the namespace has interfaces besides lo: ${links}`);
   }
+  // No IPv6 duplicate address detection: its late state change reads as a network change to
+  // Chromium, which then fails the navigation in flight (ERR_NETWORK_CHANGED).
+  for (const scope of ["all", "default"]) {
+    await Deno.writeTextFile(`/proc/sys/net/ipv6/conf/${scope}/accept_dad`, "0").catch(() => {});
+  }
   await ip("link", "set", "lo", "up");
   await ip("link", "add", "shotline0", "type", "veth", "peer", "name", "shotline1");
   for (const address of addresses) await ip("addr", "add", `${address}/32`, "dev", "shotline0");

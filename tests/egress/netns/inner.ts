@@ -43,8 +43,24 @@ function run(...args: string[]) {
   }
 }
 
+/**
+ * IPv6 duplicate address detection makes each new link-local address change state a second or
+ * two after its link comes up; Chromium takes that for a network change and fails the
+ * navigation in flight with ERR_NETWORK_CHANGED. This namespace's addresses are all its own.
+ */
+export function withoutIpv6Dad() {
+  for (const scope of ["all", "default"]) {
+    try {
+      Deno.writeTextFileSync(`/proc/sys/net/ipv6/conf/${scope}/accept_dad`, "0");
+    } catch {
+      // A kernel without IPv6 has nothing to detect.
+    }
+  }
+}
+
 /** lo up; a veth pair: v0 carries the attacker's address and the default route, v1 the rest. */
 export function setUpNetwork() {
+  withoutIpv6Dad();
   run("link", "set", "lo", "up");
   run("link", "add", "v0", "type", "veth", "peer", "name", "v1");
   run("addr", "add", `${ATTACKER}/24`, "dev", "v0");
