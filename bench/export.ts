@@ -14,8 +14,8 @@ import {
   createSharpExporter,
   createWasmExporter,
   type ImageExporter,
-  planExport,
 } from "../lib/codecs/exporter.ts";
+import { planExport } from "../lib/codecs/plan.ts";
 import {
   EXPORT_FORMATS,
   type ExportFormat,
@@ -66,12 +66,10 @@ async function codecTable() {
         const plan = planExport(input, { format, preset });
         // Both paths measured on the calling thread: codec cost only, no worker hand-off.
         const wasm = await timeRuns(size.runs, () => exportWithWasm(input.slice(), plan));
-        // PNG high: oxipng runs in a Worker in the service; here on this thread, as for wasm.
-        const optimise = (png: Uint8Array) =>
-          exportWithWasm(png, planExport(png, { format: "png", preset: "high" }));
+        // Lossless PNG: libpng's adaptive filters here (the service uses the band encoder).
         const sharp = await timeRuns(
           size.runs,
-          () => exportWithSharp(loaded.sharp, input, plan, optimise),
+          () => exportWithSharp(loaded.sharp, { input, plan }),
         );
         rows.push(
           `| ${size.label} | ${format} | ${preset} | ${ms(wasm.ms)} | ${ms(sharp.ms)} | ` +

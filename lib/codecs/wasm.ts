@@ -1,6 +1,6 @@
 /**
  * The portable codec path: jSquash (MozJPEG, libwebp, Rust png) in WebAssembly, jpeg-js for CMYK
- * JPEGs, and the PNG presets of png_wasm.ts (adaptive filters, oxipng, libimagequant). Needs no
+ * JPEGs, and the PNG presets of png_wasm.ts (band encoder, libimagequant). Needs no
  * permissions, so it runs everywhere, Deno Deploy included.
  */
 import encodeJpeg, { init as initJpegEncoder } from "@jsquash/jpeg/encode.js";
@@ -12,7 +12,8 @@ import { decodeCmykJpeg } from "./cmyk.ts";
 import { CodecError } from "./errors.ts";
 import { embedIcc } from "./icc.ts";
 import { flattenOnWhite, orientPixels, type Pixels } from "./pixels.ts";
-import { encodePngPreset, initPngCodecs } from "./png_wasm.ts";
+import type { PngInput } from "./png_filters.ts";
+import { encodePngPreset, initPngCodecs, losslessInput } from "./png_wasm.ts";
 import { type ExportPlan, type ImageKind, PRESETS, WEBP_METHOD } from "./presets.ts";
 import * as modules from "./wasm_modules.js";
 
@@ -137,6 +138,13 @@ export async function exportWithWasm(
   const decoded = await decodeWasm(plan.kind, input, plan.cmyk);
   const encoded = await encodeWasm(orientPixels(decoded, plan.orientation), plan);
   return plan.icc ? embedIcc(plan.format, encoded, plan.icc) : encoded;
+}
+
+/** The upright pixels of an upload as a lossless PNG of `plan` is written from them. */
+export async function pixelsForPng(input: Uint8Array, plan: ExportPlan): Promise<PngInput> {
+  await initWasmCodecs();
+  const decoded = await decodeWasm(plan.kind, input, plan.cmyk);
+  return losslessInput(orientPixels(decoded, plan.orientation), plan.hasAlpha);
 }
 
 function imageData(pixels: Pixels): ImageData {

@@ -10,5 +10,3 @@ export declare const webpDecoder: WebAssembly.Module;
 export declare const pngDecoder: WebAssembly.Module;
 /** libimagequant 4 (Rust), wasm-bindgen build of `libimagequant-wasm`. */
 export declare const imagequant: WebAssembly.Module;
-/** oxipng, single-threaded build (jSquash). */
-export declare const oxipng: WebAssembly.Module;
