@@ -135,42 +135,6 @@ async function post(url: string, upload: Upload): Promise<number> {
   body.set("format", upload.format);
   body.set("qualityPreset", upload.preset);
   const started = performance.now();
-        await exporter.export(screenshot.slice(), { format: "webp", preset: "medium" });
-        return performance.now() - started;
-      };
-      const heavy = () => exporter.export(big.slice(), { format: "png", preset: "high" });
-      try {
-        await light();
-        const alone = [];
-        for (let i = 0; i < FAIR_RUNS; i++) alone.push(await light());
-        const t = await timeInterleaved(3, { heavy: async () => (await heavy()).bytes });
-        let running = true;
-        const loop = (async () => {
-          while (running) await heavy();
-        })();
-        const during = [];
-        for (let i = 0; i < FAIR_RUNS; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 150)); // land inside a heavy export
-          during.push(await light());
-        }
-        running = false;
-        await loop;
-        rows.push(
-          `| ${label} | ${ms(median(alone))} | ${ms(median(during))} | ${ms(t.heavy.ms)} ` +
-            `(${(t.heavy.cpu / t.heavy.ms).toFixed(2)}) |`,
-        );
-      } finally {
-        await exporter.close();
-      }
-    }
-    return [
-      `Medians of ${FAIR_RUNS} light exports, ${navigator.hardwareConcurrency} cores.`,
-      "",
-      ...rows,
-    ].join("\n");
-  }
-
-  const started = performance.now();
   const res = await fetch(url, { method: "POST", body });
   await res.arrayBuffer();
   if (res.status !== 200) throw new Error(`export answered ${res.status}`);
