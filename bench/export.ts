@@ -30,6 +30,7 @@ import { encodeFixture, screenshotPixels } from "../tests/codecs/fixtures.ts";
 import { timeInterleaved } from "./peers_export.ts";
 import { createTestApp } from "../tests/helpers/app.ts";
 import { median } from "./measure.ts";
+import process from "node:process";
 
 const SIZES = [
   { label: "1920x1080", scale: 1, runs: 5 },
@@ -199,13 +200,38 @@ async function latencyTable() {
   ].join("\n");
 }
 
+/**
+ * CPU time / wall time of two Workers spinning for half a second: the most this process can show
+ * on a shared machine just then (2.0 on two idle cores; less while others' processes run).
+ */
+async function coreCeiling(): Promise<string> {
+  const code = "onmessage = (e) => { const end = performance.now() + e.data; " +
+    "while (performance.now() < end); postMessage(0); };";
+  const url = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+  const workers = [0, 1].map(() => new Worker(url, { type: "module" }));
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(workers.map((w) =>
+    new Promise((done) => {
+      w.onmessage = done;
+      w.postMessage(500);
+    })
+  ));
+  const used = process.cpuUsage(cpu);
+  workers.forEach((w) => w.terminate());
+  URL.revokeObjectURL(url);
+  return ((used.user + used.system) / 1000 / (performance.now() - started)).toFixed(2);
+}
+
 const started = performance.now();
-console.log(`Load average at start: ${Deno.loadavg().map((v) => v.toFixed(1)).join(", ")}.\n`);
+console.log(`Load average at start: ${Deno.loadavg().map((v) => v.toFixed(1)).join(", ")}.`);
+console.log(`CPU/wall ceiling (two spinning Workers) at start: ${await coreCeiling()}.\n`);
 console.log("## Exports: time, size and cores per format and preset, 1080p and 4K\n");
 console.log(await codecTable());
 console.log("\n## POST /api/export over HTTP: a light export while heavy ones run\n");
 console.log(await latencyTable());
 console.log(
   `\nTotal ${((performance.now() - started) / 1000).toFixed(0)} s; load average at ` +
-    `the end: ${Deno.loadavg().map((v) => v.toFixed(1)).join(", ")}.`,
+    `the end: ${Deno.loadavg().map((v) => v.toFixed(1)).join(", ")}; CPU/wall ceiling at the ` +
+    `end: ${await coreCeiling()}.`,
 );

@@ -170,7 +170,7 @@ function wasmCodecs() {
 }
 
 /**
- * The sharp path, or the reason sharp cannot load here. Lossless PNGs are written by the band
+ * The sharp path, or the reason sharp cannot load here. PNG `high` is written by the band
  * encoder in wasm-path Workers (one per slot, warmed in the background), as on the wasm path, so
  * both write the same bytes from the same pixels.
  */
