@@ -1,11 +1,12 @@
 /**
  * Export benchmark. Prints Markdown tables:
- * 1. median time and output size per format x preset on synthetic 1920x1080 and 375x667
- *    screenshots (PNG input, as the editor uploads), wasm path vs sharp path, with ratios;
- * 2. the PNG presets on a real Chromium screenshot and a photo-like image: both exporters (as
- *    POST /api/export runs them) and plain sharp at the same settings, with low/medium ratios;
- * 3. median latency of a light POST /api/export over a real socket, idle and while 4 heavy
+ * 1. median time, CPU and size per format x preset on the real 1080p screenshot and on it
+ *    scaled to 3840x2160 (the editor's frame at 2x), both exporters as POST /api/export runs
+ *    them (Worker pools included) beside plain sharp at the equivalent setting, with ratios and
+ *    CPU time / wall time (above 1 means more than one core worked);
+ * 2. median latency of a light POST /api/export over a real socket, idle and while 4 heavy
  *    exports run, for the wasm Worker pool, wasm on the request thread, and sharp.
+ * The PNG `high` approaches are compared in bench/export_png_trials.ts.
  *
  * deno run --allow-net --allow-env --allow-read --allow-write --allow-sys --allow-ffi bench/export.ts
  */
@@ -14,146 +15,114 @@ import {
   createSharpExporter,
   createWasmExporter,
   type ImageExporter,
-  planExport,
 } from "../lib/codecs/exporter.ts";
 import {
   EXPORT_FORMATS,
   type ExportFormat,
+  PALETTE,
+  PRESETS,
   QUALITY_PRESETS,
   type QualityPreset,
+  WEBP_METHOD,
 } from "../lib/codecs/presets.ts";
-import { exportWithSharp, loadSharp } from "../lib/codecs/sharp.ts";
-import { decodeWasm, exportWithWasm, initWasmCodecs } from "../lib/codecs/wasm.ts";
-import { encodeFixture, photoPixels, screenshotPixels } from "../tests/codecs/fixtures.ts";
-import { meanAbsoluteError } from "../tests/codecs/inspect.ts";
-import { plainSharp, timeInterleaved } from "./peers/export.ts";
+import { loadSharp, type Sharp } from "../lib/codecs/sharp.ts";
+import { encodeFixture, screenshotPixels } from "../tests/codecs/fixtures.ts";
+import { timeInterleaved } from "./peers/export.ts";
 import { createTestApp } from "../tests/helpers/app.ts";
 import { median } from "./support/measure.ts";
+import process from "node:process";
 
 const SIZES = [
-  { label: "1920x1080", width: 1920, height: 1080, runs: 5 },
-  { label: "375x667", width: 375, height: 667, runs: 9 },
+  { label: "1920x1080", scale: 1, runs: 5 },
+  { label: "3840x2160", scale: 2, runs: 3 },
 ];
 const LIGHT_RUNS = 12;
 const HEAVY_CONCURRENCY = 4;
 
 const ms = (v: number) => v.toFixed(0);
-const kb = (v: number) => (v / 1024).toFixed(1);
 
-async function timeRuns(runs: number, fn: () => Promise<Uint8Array>) {
-  const size = (await fn()).length; // warm-up, not timed
-  const times = [];
-  for (let i = 0; i < runs; i++) {
-    const started = performance.now();
-    await fn();
-    times.push(performance.now() - started);
+/** sharp at the setting each preset stands for (PNG: adaptive filters, libpng's best). */
+function sharpEquivalent(
+  sharp: Sharp,
+  input: Uint8Array,
+  { format, preset }: { format: ExportFormat; preset: QualityPreset },
+) {
+  const settings = PRESETS[preset];
+  const image = sharp(input);
+  if (format === "jpeg") {
+    const { quality, chromaSubsample } = settings.jpeg;
+    const chromaSubsampling = chromaSubsample === 1 ? "4:4:4" : "4:2:0";
+    return image.jpeg({ quality, mozjpeg: true, chromaSubsampling }).toBuffer();
   }
-  return { ms: median(times), size };
+  if (format === "webp") {
+    return image.webp({ quality: settings.webpQuality, effort: WEBP_METHOD }).toBuffer();
+  }
+  const png = settings.png;
+  if (png.mode === "palette") {
+    const { quality, effort, dither } = PALETTE;
+    return image.png({ palette: true, quality, effort, dither, compressionLevel: png.level })
+      .toBuffer();
+  }
+  return image.png({ compressionLevel: png.level, adaptiveFiltering: true }).toBuffer();
 }
 
 async function codecTable() {
   const loaded = await loadSharp();
   if (!("sharp" in loaded)) throw new Error(`sharp is needed for the comparison: ${loaded.reason}`);
-  await initWasmCodecs();
-  const rows = [
-    "| image | format | preset | wasm ms | sharp ms | wasm/sharp time | wasm KB | sharp KB | size ratio |",
-    "|---|---|---|---:|---:|---:|---:|---:|---:|",
-  ];
-  for (const size of SIZES) {
-    const input = await encodeFixture(screenshotPixels(size.width, size.height), "png");
-    for (const format of EXPORT_FORMATS) {
-      for (const preset of QUALITY_PRESETS) {
-        const plan = planExport(input, { format, preset });
-        // Both paths measured on the calling thread: codec cost only, no worker hand-off.
-        const wasm = await timeRuns(size.runs, () => exportWithWasm(input.slice(), plan));
-        // PNG high: oxipng runs in a Worker in the service; here on this thread, as for wasm.
-        const optimise = (png: Uint8Array) =>
-          exportWithWasm(png, planExport(png, { format: "png", preset: "high" }));
-        const sharp = await timeRuns(
-          size.runs,
-          () => exportWithSharp(loaded.sharp, input, plan, optimise),
-        );
-        rows.push(
-          `| ${size.label} | ${format} | ${preset} | ${ms(wasm.ms)} | ${ms(sharp.ms)} | ` +
-            `${(wasm.ms / sharp.ms).toFixed(2)}x | ${kb(wasm.size)} | ${kb(sharp.size)} | ` +
-            `${(wasm.size / sharp.size).toFixed(3)} |`,
-        );
-      }
-    }
-  }
-  return rows.join("\n");
-}
-
-const PNG_RUNS = 5;
-
-/** PNG presets on a real screenshot and a photo-like image: exporters vs plain sharp. */
-async function pngPresetTable() {
   const created = await createSharpExporter();
   if (!("exporter" in created)) throw new Error(`sharp is needed: ${created.reason}`);
   const paths = { sharp: created.exporter, wasm: createWasmExporter() };
   await Promise.all(Object.values(paths).map((e) => e.warm()));
-  const inputs = [
-    {
-      label: "real screenshot 1920x1080",
-      png: await Deno.readFile(new URL("../tests/codecs/screenshot_1080p.png", import.meta.url)),
-    },
-    { label: "photo-like 1920x1080", png: await encodeFixture(photoPixels(1920, 1080), "png") },
-  ];
+  const screenshot = await Deno.readFile(
+    new URL("../tests/codecs/screenshot_1080p.png", import.meta.url),
+  );
   const rows = [
-    "| input | preset | ours sharp ms (CPU) | ours wasm ms (CPU) | plain sharp ms (CPU) | ours sharp KB | ours wasm KB | plain sharp KB | size wasm/sharp | MAE sharp / wasm |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| size | format | preset | sharp path ms | wasm path ms | plain sharp ms | time sharp path / plain | time wasm / plain | sharp path KB | wasm KB | plain KB | size sharp path / plain | size wasm / plain | CPU/wall sharp path, wasm, plain |",
+    "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
   ];
-  const notes = [];
   try {
-    for (const input of inputs) {
-      const source = await decodeWasm("png", input.png);
-      const kb: Record<string, Record<QualityPreset, number>> = { sharp: {}, wasm: {} } as never;
-      for (const preset of QUALITY_PRESETS) {
-        const request = { format: "png" as const, preset };
-        const outputs: Record<string, Uint8Array> = {};
-        const keep = (name: string) => async () =>
-          outputs[name] = (await paths[name as "sharp" | "wasm"].export(input.png.slice(), request))
-            .bytes;
-        const t = await timeInterleaved(PNG_RUNS, {
-          sharp: keep("sharp"),
-          wasm: keep("wasm"),
-          plain: () => plainSharp(input.png, "png", preset),
-        });
-        const mae = async (bytes: Uint8Array) =>
-          Math.max(...meanAbsoluteError(await decodeWasm("png", bytes), source)).toFixed(2);
-        kb.sharp[preset] = t.sharp.bytes;
-        kb.wasm[preset] = t.wasm.bytes;
-        rows.push(
-          `| ${input.label} | ${preset} | ${ms(t.sharp.ms)} (${ms(t.sharp.cpu)}) | ` +
-            `${ms(t.wasm.ms)} (${ms(t.wasm.cpu)}) | ${ms(t.plain.ms)} (${ms(t.plain.cpu)}) | ` +
-            `${kb1(t.sharp.bytes)} | ${kb1(t.wasm.bytes)} | ` +
-            `${kb1(t.plain.bytes)} | ${(t.wasm.bytes / t.sharp.bytes).toFixed(3)} | ` +
-            `${await mae(outputs.sharp)} / ${await mae(outputs.wasm)} |`,
-        );
-      }
-      notes.push(
-        `${input.label}: low/medium ${(kb.sharp.low / kb.sharp.medium).toFixed(3)} (sharp), ` +
-          `${(kb.wasm.low / kb.wasm.medium).toFixed(3)} (wasm); high/medium ` +
-          `${(kb.sharp.high / kb.sharp.medium).toFixed(3)} (sharp), ` +
-          `${(kb.wasm.high / kb.wasm.medium).toFixed(3)} (wasm).`,
+    for (const size of SIZES) {
+      // 4K: the screenshot scaled 2x by libvips (Lanczos), as a 2x capture of the page would be.
+      const input = size.scale === 1 ? screenshot : new Uint8Array(
+        await loaded.sharp(screenshot).resize(1920 * size.scale).png().toBuffer(),
       );
+      for (const format of EXPORT_FORMATS) {
+        for (const preset of QUALITY_PRESETS) {
+          const request = { format, preset };
+          // slice(): the exporters may transfer (detach) their input to a worker.
+          const t = await timeInterleaved(size.runs, {
+            sharp: async () => (await paths.sharp.export(input.slice(), request)).bytes,
+            wasm: async () => (await paths.wasm.export(input.slice(), request)).bytes,
+            plain: () => sharpEquivalent(loaded.sharp, input, request),
+          });
+          const ratio = (a: number, b: number) => (a / b).toFixed(2);
+          const kb = (v: number) => (v / 1024).toFixed(1);
+          const cores = (r: { ms: number; cpu: number }) => (r.cpu / r.ms).toFixed(2);
+          rows.push(
+            `| ${size.label} | ${format} | ${preset} | ${ms(t.sharp.ms)} | ${ms(t.wasm.ms)} | ` +
+              `${ms(t.plain.ms)} | ${ratio(t.sharp.ms, t.plain.ms)}x | ` +
+              `${ratio(t.wasm.ms, t.plain.ms)}x | ${kb(t.sharp.bytes)} | ${kb(t.wasm.bytes)} | ` +
+              `${kb(t.plain.bytes)} | ${ratio(t.sharp.bytes, t.plain.bytes)} | ` +
+              `${ratio(t.wasm.bytes, t.plain.bytes)} | ${cores(t.sharp)}, ${cores(t.wasm)}, ` +
+              `${cores(t.plain)} |`,
+          );
+        }
+      }
     }
   } finally {
     await Promise.all(Object.values(paths).map((e) => e.close()));
   }
   return [
-    `Medians of ${PNG_RUNS} interleaved runs; wall ms with the process's CPU ms (all threads) in ` +
-    "brackets. MAE: largest per-channel mean absolute error " +
-    "against the input. Plain sharp: `.png({ compressionLevel })` (9 for high, 6 for medium), " +
-    "`.png({ palette: true, quality: 80, effort: 7, dither: 1, compressionLevel: 9 })` for low.",
+    `Medians of ${SIZES.map((s) => `${s.runs} (${s.label})`).join(" and ")} interleaved runs ` +
+    "after one warm-up each, one export at a time, ms of wall time. Plain sharp: " +
+    "`.jpeg({ quality, mozjpeg: true, chromaSubsampling })`, `.webp({ quality, effort: 4 })`, " +
+    "`.png({ compressionLevel, adaptiveFiltering: true })` (9 at high, 6 at medium), and at low " +
+    "`.png({ palette: true, quality: 80, effort: 7, dither: 1, compressionLevel: 9 })`. " +
+    "CPU/wall: the process's CPU time (all threads: Workers and libvips too) over wall time.",
     "",
     ...rows,
-    "",
-    ...notes,
   ].join("\n");
 }
-
-const kb1 = (v: number) => (v / 1024).toFixed(1);
 
 interface Upload {
   bytes: Uint8Array;
@@ -231,15 +200,38 @@ async function latencyTable() {
   ].join("\n");
 }
 
+/**
+ * CPU time / wall time of two Workers spinning for half a second: the most this process can show
+ * on a shared machine just then (2.0 on two idle cores; less while others' processes run).
+ */
+async function coreCeiling(): Promise<string> {
+  const code = "onmessage = (e) => { const end = performance.now() + e.data; " +
+    "while (performance.now() < end); postMessage(0); };";
+  const url = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+  const workers = [0, 1].map(() => new Worker(url, { type: "module" }));
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(workers.map((w) =>
+    new Promise((done) => {
+      w.onmessage = done;
+      w.postMessage(500);
+    })
+  ));
+  const used = process.cpuUsage(cpu);
+  workers.forEach((w) => w.terminate());
+  URL.revokeObjectURL(url);
+  return ((used.user + used.system) / 1000 / (performance.now() - started)).toFixed(2);
+}
+
 const started = performance.now();
-console.log(`Load average at start: ${Deno.loadavg().map((v) => v.toFixed(1)).join(", ")}.\n`);
-console.log("## Codecs: median time and size per format and preset (PNG input)\n");
+console.log(`Load average at start: ${Deno.loadavg().map((v) => v.toFixed(1)).join(", ")}.`);
+console.log(`CPU/wall ceiling (two spinning Workers) at start: ${await coreCeiling()}.\n`);
+console.log("## Exports: time, size and cores per format and preset, 1080p and 4K\n");
 console.log(await codecTable());
-console.log("\n## PNG presets: a real screenshot and a photo-like image, both paths\n");
-console.log(await pngPresetTable());
 console.log("\n## POST /api/export over HTTP: a light export while heavy ones run\n");
 console.log(await latencyTable());
 console.log(
   `\nTotal ${((performance.now() - started) / 1000).toFixed(0)} s; load average at ` +
-    `the end: ${Deno.loadavg().map((v) => v.toFixed(1)).join(", ")}.`,
+    `the end: ${Deno.loadavg().map((v) => v.toFixed(1)).join(", ")}; CPU/wall ceiling at the ` +
+    `end: ${await coreCeiling()}.`,
 );

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ImageProcessingError } from "../lib/codecs/exporter.ts";
+import { ImageProcessingError } from "../lib/codecs/plan.ts";
 import { EXPORT_FORMATS, MAX_PIXELS, MAX_SIDE, QUALITY_PRESETS } from "../lib/codecs/presets.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
 import { createRouter, mountMethodProbe } from "../lib/http/router.ts";
@@ -59,8 +59,9 @@ const exportRoute = createRoute({
   description: "Upload an image as multipart/form-data and get the recompressed file back as " +
     "raw bytes (a download). JPEG: MozJPEG, progressive with optimised Huffman tables, quality " +
     "90 with 4:4:4 chroma (high), 75 and 60 with 4:2:0 (medium, low). WebP: libwebp method 4, " +
-    "quality 90, 75, 50. PNG: high is lossless and smallest (adaptive filters, then oxipng; " +
-    "never larger than medium), medium lossless and fast (adaptive filters, zlib 6), low a " +
+    "quality 90, 75, 50. PNG: high is lossless and smallest (per band of rows the filter " +
+    "strategy that deflates smallest, zlib 9; never larger than medium), medium lossless and " +
+    "fast (adaptive filters, zlib 6), low a " +
     "palette of at most 256 colours chosen by libimagequant (quality 80, dithered, alpha kept). " +
     "EXIF orientation is applied; an RGB ICC colour profile (e.g. Display P3) is kept " +
     "unconverted, every other piece of metadata (EXIF, GPS, XMP, comments) is stripped. CMYK " +

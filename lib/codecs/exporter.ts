@@ -2,31 +2,21 @@
  * The ImageExporter behind POST /api/export: checks the upload from its header, then runs the
  * export on the sharp fast path when it loads, or on the wasm codecs in a Worker pool otherwise.
  */
-import { ApiError, invalidRequest, unsupportedValue } from "../errors.ts";
+import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { swapsAxes } from "./exif.ts";
-import { iccColourSpace, readIcc } from "./icc.ts";
-import { readImageInfo, sniffKind } from "./image_info.ts";
-import {
-  CONTENT_TYPES,
-  type ExportFormat,
-  type ExportPlan,
-  EXTENSIONS,
-  MAX_PIXELS,
-  MAX_SIDE,
-  type QualityPreset,
-} from "./presets.ts";
+import { embedIcc } from "./icc.ts";
+import { type ExportRequest, ImageProcessingError, planExport } from "./plan.ts";
+import { CONTENT_TYPES, type ExportPlan, EXTENSIONS, PRESETS } from "./presets.ts";
+import { bandCount } from "./png_bands.ts";
+import type { PngInput } from "./png_filters.ts";
 import { JobScheduler } from "./scheduler.ts";
 import { exportWithSharp, loadSharp, warmSharp } from "./sharp.ts";
+import { encodeSpread } from "./spread.ts";
 import { canStartWorkers, WorkerPool } from "./worker_pool.ts";
 import { outcomeOf, startStage, traced } from "../telemetry/trace.ts";
 
 export type EncoderName = "sharp" | "wasm";
-
-export interface ExportRequest {
-  format: ExportFormat;
-  preset: QualityPreset;
-}
 
 export interface ExportResult {
   bytes: Uint8Array<ArrayBuffer>;
@@ -63,79 +53,43 @@ export interface ExporterOptions {
 // reserved slot so they never wait behind 1080p exports.
 const SMALL_MAX_PIXELS = 1_000_000;
 
-/** A decode/encode failure: 500 with a hint, the internal detail only in the logs. */
-export class ImageProcessingError extends ApiError {
-  constructor(readonly detail: string) {
-    super(500, "internal_error", "The image could not be processed.", {
-      hint: "The file looks like a PNG, JPEG or WebP but could not be decoded; check that it " +
-        "opens in an image viewer, export it again and retry.",
-    });
-  }
-}
-
-/** Checks an upload from its bytes alone (type by magic bytes, size from the header). */
-export function planExport(input: Uint8Array, request: ExportRequest): ExportPlan {
-  if (input.length === 0) {
-    throw invalidRequest("The image part is empty.", {
-      hint: "Attach the picture to export as the multipart part named image.",
-    });
-  }
-  const kind = sniffKind(input);
-  if (!kind) {
-    throw unsupportedValue("image must be a PNG, JPEG or WebP file.", {
-      hint: "Upload PNG, JPEG or WebP; the type is read from the file's bytes, not its name " +
-        "or declared Content-Type.",
-    });
-  }
-  const info = readImageInfo(kind, input);
-  if (!info) throw new ImageProcessingError(`unreadable ${kind} header`);
-  if (info.animated) {
-    throw unsupportedValue("Animated WebP images are not supported.", {
-      hint: "Upload a still image (a single frame).",
-    });
-  }
-  // unsupported_value, not invalid_request: the request is well-formed, but this image's size
-  // is outside the supported range, as a format outside png/jpeg/webp would be.
-  if (info.width * info.height > MAX_PIXELS || Math.max(info.width, info.height) > MAX_SIDE) {
-    throw unsupportedValue(
-      `The image is ${info.width}x${info.height} pixels; at most ${MAX_PIXELS / 1e6} ` +
-        `megapixels and ${MAX_SIDE} pixels per side are supported.`,
-      { hint: "Scale the image down (or export a smaller region) and retry." },
-    );
-  }
-  // A JPEG needs at least one Huffman-coded bit per 8x8 block; MozJPEG's decoder pads missing
-  // scan data with grey instead of failing, so without this a 3 KB file that claims 49 MP would
-  // cost seconds of encoding. The bound is half the true minimum, so no real file trips it.
-  if (kind === "jpeg" && input.length < (info.width * info.height) / 1024) {
-    throw new ImageProcessingError(
-      `jpeg of ${input.length} bytes cannot hold ${info.width}x${info.height} pixels`,
-    );
-  }
-  const { width, height, orientation, hasAlpha, cmyk } = info;
-  // Only an RGB profile can describe the RGB output; grey and CMYK ones are converted away.
-  const profile = readIcc(kind, input);
-  const icc = profile && iccColourSpace(profile) === "RGB" ? profile.slice() : undefined;
-  return { kind, ...request, width, height, orientation, hasAlpha, cmyk, ...(icc ? { icc } : {}) };
-}
-
 type Runner = (
   slot: number,
   input: Uint8Array,
   plan: ExportPlan,
 ) => Promise<Uint8Array<ArrayBuffer>>;
 
-function exporterOf(
-  encoder: EncoderName,
-  options: ExporterOptions,
-  hooks: { run: Runner; warm(): Promise<void>; close(): void },
-): ImageExporter {
+function schedulerFor(options: ExporterOptions): JobScheduler {
   const slots = options.slots ?? navigator.hardwareConcurrency ?? 1;
-  const scheduler = new JobScheduler({
+  return new JobScheduler({
     slots,
     smallSlots: 1,
     smallMaxPixels: SMALL_MAX_PIXELS,
     maxQueue: options.maxQueue ?? slots * 16,
   });
+}
+
+/**
+ * The PNG of a lossless preset from upright pixels, its bands on the export's own worker and on
+ * any idle one the scheduler lends.
+ */
+function spreadEncoder(pool: WorkerPool, scheduler: JobScheduler, slot: number) {
+  return (image: PngInput, plan: ExportPlan) => {
+    const png = PRESETS[plan.preset].png;
+    if (png.mode !== "lossless") throw new Error(`${plan.preset} PNG is not lossless`);
+    return encodeSpread(image, png, {
+      slot,
+      borrow: () => scheduler.borrow(),
+      runBand: (bandSlot, band) => pool.band(bandSlot, band),
+    });
+  };
+}
+
+function exporterOf(
+  encoder: EncoderName,
+  scheduler: JobScheduler,
+  hooks: { run: Runner; warm(): Promise<void>; close(): void },
+): ImageExporter {
   return {
     encoder,
     warm: () => hooks.warm(),
@@ -169,14 +123,27 @@ function exporterOf(
   };
 }
 
+function isLossless(plan: ExportPlan): boolean {
+  return plan.format === "png" && PRESETS[plan.preset].png.mode === "lossless";
+}
+
 /** The jSquash path; Workers are started by `warm()` (or by the first export). */
 export function createWasmExporter(options: ExporterOptions = {}): ImageExporter {
   const slots = options.slots ?? navigator.hardwareConcurrency ?? 1;
   let inline = options.inline ?? false;
   const pool = inline ? undefined : new WorkerPool(slots + 1);
-  return exporterOf("wasm", { ...options, slots }, {
-    run: async (slot, input, plan) =>
-      inline ? (await wasmCodecs()).exportWithWasm(input, plan) : pool!.run(slot, input, plan),
+  const scheduler = schedulerFor({ ...options, slots });
+  return exporterOf("wasm", scheduler, {
+    async run(slot, input, plan) {
+      if (inline) return (await wasmCodecs()).exportWithWasm(input, plan);
+      // Only a PNG of several bands can share out its work; anything else is one job.
+      if (!isLossless(plan) || bandCount(plan.width, plan.height) < 2) {
+        return pool!.run(slot, input, plan);
+      }
+      const image = await pool!.pixels(slot, input, plan);
+      const png = await spreadEncoder(pool!, scheduler, slot)(image, plan);
+      return plan.icc ? embedIcc("png", png, plan.icc) : png;
+    },
     async warm() {
       if (!inline && !(await canStartWorkers())) {
         options.log?.warn("wasm workers need read access to their module; encoding inline");
@@ -203,8 +170,9 @@ function wasmCodecs() {
 }
 
 /**
- * The sharp path, or the reason sharp cannot load here. PNG `high` is refined by oxipng in wasm
- * Workers (one per slot, warmed in the background), as on the wasm path, so both agree on its size.
+ * The sharp path, or the reason sharp cannot load here. PNG `high` is written by the band
+ * encoder in wasm-path Workers (one per slot, warmed in the background), as on the wasm path, so
+ * both write the same bytes from the same pixels.
  */
 export async function createSharpExporter(
   options: ExporterOptions = {},
@@ -213,18 +181,20 @@ export async function createSharpExporter(
   if (!("sharp" in loaded)) return loaded;
   const { sharp } = loaded;
   const slots = options.slots ?? navigator.hardwareConcurrency ?? 1;
-  // Without Workers oxipng would block the request thread for a second: sharp's zlib 9 instead.
+  // Without Workers the band encoder would block the request thread: libpng's filters instead.
   const pool = await canStartWorkers() ? new WorkerPool(slots + 1) : undefined;
+  const scheduler = schedulerFor({ ...options, slots });
   let closed = false;
-  const exporter = exporterOf("sharp", { ...options, slots }, {
-    // libvips works on its own threads; the request thread only awaits.
-    run: (slot, input, plan) =>
-      exportWithSharp(
-        sharp,
+  const exporter = exporterOf("sharp", scheduler, {
+    // libvips works on its own threads, the band encoder in Workers; this thread only awaits.
+    run: (slot, input, plan) => {
+      const encode = pool && spreadEncoder(pool, scheduler, slot);
+      return exportWithSharp(sharp, {
         input,
         plan,
-        pool && ((png) => pool.run(slot, png, planExport(png, { format: "png", preset: "high" }))),
-      ),
+        ...(encode ? { encodeLossless: (image: PngInput) => encode(image, plan) } : {}),
+      });
+    },
     async warm() {
       await warmSharp(sharp);
       // In the background: the first PNG `high` export should not pay for starting a Worker.

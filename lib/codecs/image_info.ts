@@ -15,6 +15,8 @@ export interface ImageInfo {
   animated: boolean;
   /** A four-component (CMYK or YCCK) JPEG. */
   cmyk: boolean;
+  /** Stored as grey levels (PNG grey or grey + alpha, one-component JPEG). */
+  grey: boolean;
 }
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
@@ -50,6 +52,7 @@ function pngInfo(bytes: Uint8Array): ImageInfo | undefined {
     orientation: 1,
     animated: false,
     cmyk: false,
+    grey: colorType === 0 || colorType === 4,
   };
   // Ancillary chunks that matter (tRNS, eXIf) come before the image data.
   for (let offset = 33; offset + 8 <= bytes.length;) {
@@ -89,7 +92,17 @@ function jpegInfo(bytes: Uint8Array): ImageInfo | undefined {
       const height = (data[1] << 8) | data[2];
       const width = (data[3] << 8) | data[4];
       const cmyk = data[5] === 4; // component count
-      return { kind: "jpeg", width, height, hasAlpha: false, orientation, animated: false, cmyk };
+      const grey = data[5] === 1;
+      return {
+        kind: "jpeg",
+        width,
+        height,
+        hasAlpha: false,
+        orientation,
+        animated: false,
+        cmyk,
+        grey,
+      };
     }
     offset += 2 + length;
   }
@@ -101,7 +114,7 @@ function webpInfo(bytes: Uint8Array): ImageInfo | undefined {
   if (bytes.length < 30) return undefined;
   const first = ascii(bytes, 12, 4);
   const data = bytes.subarray(20);
-  const base = { kind: "webp" as const, orientation: 1, animated: false, cmyk: false };
+  const base = { kind: "webp" as const, orientation: 1, animated: false, cmyk: false, grey: false };
   if (first === "VP8 ") {
     if (data[3] !== 0x9d || data[4] !== 0x01 || data[5] !== 0x2a) return undefined;
     const width = view.getUint16(26, true) & 0x3fff;

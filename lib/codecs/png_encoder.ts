@@ -1,35 +1,31 @@
 /**
- * Lossless PNG encoder with libpng's adaptive filtering: each row gets the filter (None, Sub,
- * Up, Average, Paeth) whose output has the smallest sum of absolute values, then zlib deflate.
- * `@jsquash/png` never filters, and oxipng takes about a second for 1080p, so this small encoder
- * makes the fast `medium` PNG and the input that oxipng refines for `high`. It also writes
- * indexed (palette) PNGs from a quantiser's output, unfiltered as libpng does for palettes.
+ * Lossless PNG writer: filtered scanlines (png_filters.ts) deflated with zlib, plus the chunk
+ * helpers every PNG path shares. `@jsquash/png` never filters, so this small encoder makes the
+ * lossless presets of both paths (whole, or in bands: png_bands.ts). It also writes indexed
+ * (palette) PNGs from a quantiser's output, unfiltered as libpng does for palettes.
  */
 import { deflateSync } from "node:zlib";
 import { concatBytes } from "../bytes.ts";
+import { filterRows, type PngInput, type RowFilter } from "./png_filters.ts";
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 // indexed, truecolour, truecolour with alpha
 const COLOR_TYPE = { 1: 3, 3: 2, 4: 6 } as const;
 
-export interface PngInput {
-  /**
-   * 8-bit samples, `channels` per pixel (3 = RGB, 4 = RGBA, 1 = palette index), rows top to
-   * bottom.
-   */
-  data: Uint8Array;
-  width: number;
-  height: number;
-  channels: 1 | 3 | 4;
-  /** With `channels: 1`: the palette, 4 bytes (RGBA) per entry, at most 256 entries. */
-  palette?: Uint8Array;
+/** Encodes 8-bit RGB(A) or indexed pixels as a PNG at a zlib level (0..9), in one piece. */
+export function encodePng(
+  image: PngInput,
+  level: number,
+  filter: RowFilter = "adaptive",
+): Uint8Array<ArrayBuffer> {
+  // Palette indices are not magnitudes, so predicting them from neighbours rarely helps.
+  const filtered = image.channels === 1 ? unfilteredRows(image) : filterRows(image, { filter });
+  const idat = deflateSync(filtered, { level });
+  return pngFile(image, new Uint8Array(idat.buffer, idat.byteOffset, idat.byteLength));
 }
 
-/** Encodes 8-bit RGB(A) or indexed pixels as a PNG at a zlib level (0..9). */
-export function encodePng(image: PngInput, level: number): Uint8Array<ArrayBuffer> {
-  // Palette indices are not magnitudes, so predicting them from neighbours rarely helps.
-  const filtered = image.channels === 1 ? unfilteredRows(image) : filterRows(image);
-  const idat = deflateSync(filtered, { level });
+/** A PNG file around a zlib stream of filtered scanlines. */
+export function pngFile(image: Omit<PngInput, "data">, zlib: Uint8Array): Uint8Array<ArrayBuffer> {
   const ihdr = new Uint8Array(13);
   const view = new DataView(ihdr.buffer);
   view.setUint32(0, image.width);
@@ -39,26 +35,10 @@ export function encodePng(image: PngInput, level: number): Uint8Array<ArrayBuffe
     Uint8Array.from(SIGNATURE),
     pngChunk("IHDR", ihdr),
     ...(image.palette ? paletteChunks(image.palette) : []),
-    pngChunk("IDAT", new Uint8Array(idat.buffer, idat.byteOffset, idat.byteLength)),
+    pngChunk("IDAT", zlib),
     pngChunk("IEND", new Uint8Array(0)),
   ];
   return concatBytes(parts);
-}
-
-/** The filtered scanlines (filter byte + row), choosing the filter per row. */
-export function filterRows({ data, width, height, channels }: PngInput): Uint8Array {
-  const stride = width * channels;
-  const out = new Uint8Array((stride + 1) * height);
-  const zero = new Uint8Array(stride);
-  for (let y = 0; y < height; y++) {
-    const row = data.subarray(y * stride, (y + 1) * stride);
-    const prev = y === 0 ? zero : data.subarray((y - 1) * stride, y * stride);
-    const filter = bestFilter(row, prev, channels);
-    const dest = y * (stride + 1);
-    out[dest] = filter;
-    applyFilter(filter, row, prev, channels, out.subarray(dest + 1, dest + 1 + stride));
-  }
-  return out;
 }
 
 /** PLTE (RGB per entry) and, when any entry is not opaque, tRNS up to the last such entry. */
@@ -81,65 +61,6 @@ function unfilteredRows({ data, width, height }: PngInput): Uint8Array {
     out.set(data.subarray(y * width, (y + 1) * width), y * (width + 1) + 1);
   }
   return out;
-}
-
-/** libpng's heuristic: a filtered byte counts as a signed value, smaller sums deflate better. */
-function bestFilter(row: Uint8Array, prev: Uint8Array, bpp: number): number {
-  let none = 0, sub = 0, up = 0, avg = 0, paeth = 0;
-  for (let i = 0; i < row.length; i++) {
-    const x = row[i];
-    const a = i >= bpp ? row[i - bpp] : 0;
-    const b = prev[i];
-    const c = i >= bpp ? prev[i - bpp] : 0;
-    none += cost(x);
-    sub += cost(x - a);
-    up += cost(x - b);
-    avg += cost(x - ((a + b) >> 1));
-    paeth += cost(x - predictPaeth(a, b, c));
-  }
-  let best = 0, bestSum = none;
-  if (sub < bestSum) (best = 1), (bestSum = sub);
-  if (up < bestSum) (best = 2), (bestSum = up);
-  if (avg < bestSum) (best = 3), (bestSum = avg);
-  if (paeth < bestSum) best = 4;
-  return best;
-}
-
-function applyFilter(
-  filter: number,
-  row: Uint8Array,
-  prev: Uint8Array,
-  bpp: number,
-  out: Uint8Array,
-): void {
-  for (let i = 0; i < row.length; i++) {
-    const a = i >= bpp ? row[i - bpp] : 0;
-    const b = prev[i];
-    const c = i >= bpp ? prev[i - bpp] : 0;
-    const predicted = filter === 0
-      ? 0
-      : filter === 1
-      ? a
-      : filter === 2
-      ? b
-      : filter === 3
-      ? (a + b) >> 1
-      : predictPaeth(a, b, c);
-    out[i] = (row[i] - predicted) & 0xff;
-  }
-}
-
-function cost(delta: number): number {
-  const v = delta & 0xff;
-  return v < 128 ? v : 256 - v;
-}
-
-function predictPaeth(a: number, b: number, c: number): number {
-  const pa = Math.abs(b - c);
-  const pb = Math.abs(a - c);
-  const pc = Math.abs(a + b - 2 * c);
-  if (pa <= pb && pa <= pc) return a;
-  return pb <= pc ? b : c;
 }
 
 /** One PNG chunk: length, type, data and CRC-32. */

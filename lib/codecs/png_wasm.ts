@@ -1,31 +1,29 @@
 /**
- * PNG presets of the wasm path: `medium` is the adaptive-filter encoder, `high` runs oxipng over
- * it, `low` quantises with libimagequant (the library behind pngquant and sharp's palette PNGs).
- * Both wasm modules come through the module graph, like the jSquash codecs.
+ * PNG presets of the wasm path: the lossless presets are the band encoder of png_bands.ts (in
+ * this thread; the exporter may spread the bands over several workers instead), `low` quantises
+ * with libimagequant (the library behind pngquant and sharp's palette PNGs), whose wasm module
+ * comes through the module graph like the jSquash codecs.
  */
 import initImagequant, { ImageQuantizer } from "libimagequant-wasm/wasm/libimagequant_wasm.js";
-import initOxipng, { optimise } from "@jsquash/oxipng/codec/pkg/squoosh_oxipng.js";
+import { encodeBands } from "./png_bands.ts";
 import { encodePng } from "./png_encoder.ts";
+import type { PngInput } from "./png_filters.ts";
 import { type Pixels, rgbOf } from "./pixels.ts";
-import {
-  OXIPNG_LEVEL,
-  OXIPNG_MAX_PIXELS,
-  PALETTE,
-  PHOTO_BYTES_PER_PIXEL,
-  type PngSettings,
-} from "./presets.ts";
+import { PALETTE, type PngSettings } from "./presets.ts";
 import * as modules from "./wasm_modules.js";
 
 let instantiated: Promise<unknown> | undefined;
 
-/** Instantiates libimagequant and oxipng from their compiled modules (never a file or URL). */
+/** Instantiates libimagequant from its compiled module (never a file or URL). */
 export function initPngCodecs(): Promise<unknown> {
-  instantiated ??= Promise.all([
-    initImagequant({ module_or_path: modules.imagequant }),
-    // The single-threaded build: the threaded one would spawn Workers from a URL.
-    (initOxipng as (module: WebAssembly.Module) => Promise<unknown>)(modules.oxipng),
-  ]);
+  instantiated ??= initImagequant({ module_or_path: modules.imagequant });
   return instantiated;
+}
+
+/** The pixels a lossless PNG is written from: RGBA, or RGB when alpha is not kept. */
+export function losslessInput(pixels: Pixels, hasAlpha: boolean): PngInput {
+  const data = hasAlpha ? pixels.data : rgbOf(pixels.data);
+  return { data, width: pixels.width, height: pixels.height, channels: hasAlpha ? 4 : 3 };
 }
 
 /** Encodes upright RGBA pixels as PNG in a preset's mode; alpha is written only when kept. */
@@ -34,18 +32,9 @@ export async function encodePngPreset(
   options: { png: PngSettings; hasAlpha: boolean },
 ): Promise<Uint8Array<ArrayBuffer>> {
   await initPngCodecs();
-  const { width, height } = pixels;
-  const { mode, level } = options.png;
-  if (mode === "palette") return encodePalette(pixels, options.hasAlpha, level);
-  const data = options.hasAlpha ? pixels.data : rgbOf(pixels.data);
-  const channels = options.hasAlpha ? 4 : 3;
-  if (mode === "adaptive") return encodePng({ data, width, height, channels }, level);
-  if (width * height > OXIPNG_MAX_PIXELS) return encodePng({ data, width, height, channels }, 9);
-  // oxipng keeps its input when no trial beats it, so `high` is never larger than `medium`.
-  const medium = encodePng({ data, width, height, channels }, 6);
-  const photo = medium.length > width * height * PHOTO_BYTES_PER_PIXEL;
-  const optimised = optimise(medium, OXIPNG_LEVEL[photo ? "photo" : "flat"], false, false);
-  return optimised.length < medium.length ? new Uint8Array(optimised) : medium;
+  const { png } = options;
+  if (png.mode === "palette") return encodePalette(pixels, options.hasAlpha, png.level);
+  return encodeBands(losslessInput(pixels, options.hasAlpha), png);
 }
 
 /** libimagequant palette (<= 256 colours, dithered), written as an indexed PNG. */

@@ -1,4 +1,5 @@
 /** Output formats, quality presets and the per-preset encoder settings of both codec paths. */
+import type { RowFilter } from "./png_filters.ts";
 
 export const EXPORT_FORMATS = ["png", "jpeg", "webp"] as const;
 export type ExportFormat = typeof EXPORT_FORMATS[number];
@@ -38,14 +39,18 @@ export interface PresetSettings {
 }
 
 /**
- * How a preset writes PNG. "optimised": lossless, adaptive filters then oxipng (many filter
- * strategies, libdeflate); "adaptive": lossless, libpng-style adaptive filters and zlib at
- * `level`; "palette": at most 256 colours chosen by libimagequant, dithered, zlib at `level`.
+ * How a preset writes PNG. "lossless": every row filtered (a fixed `filter` strategy, or "best":
+ * the strategy whose rows deflate smallest, tried per band), zlib at `level`, in bands that
+ * several workers can share (png_bands.ts); "palette": at most 256 colours chosen by
+ * libimagequant, dithered, zlib at `level`.
  */
-export interface PngSettings {
-  mode: "optimised" | "adaptive" | "palette";
-  level: number;
-}
+export type PngSettings =
+  | { mode: "lossless"; filter: RowFilter | "best"; level: number; atMost?: LosslessSettings }
+  | { mode: "palette"; level: number };
+
+type LosslessSettings = { filter: RowFilter; level: number };
+// `medium`: libpng's adaptive filters at zlib 6; `high` is never larger (png_bands.ts).
+const MEDIUM_PNG: LosslessSettings = { filter: "adaptive", level: 6 };
 
 /**
  * libimagequant settings of PNG `low` on both paths. Quality is pngquant's 0..100 scale: the
@@ -53,17 +58,6 @@ export interface PngSettings {
  * `effort` is sharp's name; libimagequant's `speed` is 11 - effort. Dithering 1.0 (full).
  */
 export const PALETTE = { quality: 80, effort: 7, speed: 4, dither: 1, colours: 256 } as const;
-
-/**
- * oxipng level 2 (its default): on a 1080p screenshot 11% smaller than level 1 (level 3 gained
- * nothing more). Photo-like content (a `medium` file over PHOTO_BYTES_PER_PIXEL) gets level 1: there
- * level 2 saved 0.04% for 1.7x the time (2 s of CPU per 1080p frame).
- */
-export const OXIPNG_LEVEL = { flat: 2, photo: 1 } as const;
-export const PHOTO_BYTES_PER_PIXEL = 0.5;
-// oxipng takes about a second per 1080p frame on one core: beyond 4K (8.3 MP) PNG `high` falls
-// back to adaptive filters with zlib 9 so an export stays within seconds, not minutes.
-export const OXIPNG_MAX_PIXELS = 3840 * 2160;
 
 /** libwebp method 4: its default speed/size balance, used at every preset. */
 export const WEBP_METHOD = 4;
@@ -74,12 +68,14 @@ export const PRESETS: Record<QualityPreset, PresetSettings> = {
   high: {
     jpeg: { quality: 90, chromaSubsample: 1 },
     webpQuality: 90,
-    png: { mode: "optimised", level: 9 },
+    // Trials and zlib 9: on the 1080p screenshot fixture 4% larger than oxipng's level 2 in a
+    // fifth of the time (oxipng took about a second per 1080p frame on one core).
+    png: { mode: "lossless", filter: "best", level: 9, atMost: MEDIUM_PNG },
   },
   medium: {
     jpeg: { quality: 75, chromaSubsample: 2 },
     webpQuality: 75,
-    png: { mode: "adaptive", level: 6 },
+    png: { mode: "lossless", ...MEDIUM_PNG },
   },
   low: {
     jpeg: { quality: 60, chromaSubsample: 2 },

@@ -31,6 +31,14 @@ export const MAX_RESERVED_UPLOAD_BYTES = 16 * 1024 * 1024;
 const PRIOR_JOB_MS = 500;
 const SMOOTHING = 0.2;
 
+/** A slot lent by `borrow`. */
+export interface SlotLease {
+  slot: number;
+  /** Whether an export is waiting for a slot (give this one back soon). */
+  wanted(): boolean;
+  release(): void;
+}
+
 interface Waiting {
   pixels: number;
   start: (slot: number) => void;
@@ -109,6 +117,28 @@ export class JobScheduler {
       this.#jobMs += SMOOTHING * (performance.now() - started - this.#jobMs);
       this.#release(slot);
     }
+  }
+
+  /**
+   * An idle regular slot lent to a running export for extra work (more bands of its PNG), only
+   * while no export waits: spare cores speed up the exports there are, never at the cost of one
+   * that waits. `wanted` turns true once an export is waiting, so the borrower gives the slot
+   * back after its current piece; `release` hands it to the first waiting job.
+   */
+  borrow(): SlotLease | undefined {
+    if (this.#queue.length > 0) return undefined;
+    const slot = this.#busy.findIndex((busy, i) => !busy && !this.#isSmallSlot(i));
+    if (slot === -1) return undefined;
+    this.#busy[slot] = true;
+    let released = false;
+    return {
+      slot,
+      wanted: () => this.#queue.length > 0,
+      release: () => {
+        if (!released) this.#release(slot);
+        released = true;
+      },
+    };
   }
 
   #isSmallSlot(slot: number): boolean {

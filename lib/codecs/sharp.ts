@@ -6,12 +6,13 @@
 import type SharpModule from "sharp";
 import type { Sharp as SharpImage, SharpOptions } from "sharp";
 import { rgbaFromInk } from "./cmyk.ts";
+import { embedIcc } from "./icc.ts";
 import { withoutPngChunks } from "./png_encoder.ts";
+import type { PngInput } from "./png_filters.ts";
 import {
   EXPORT_FORMATS,
   type ExportPlan,
   MAX_PIXELS,
-  OXIPNG_MAX_PIXELS,
   PALETTE,
   PRESETS,
   WEBP_METHOD,
@@ -48,19 +49,26 @@ const ORIENT: Record<number, { rotate?: number; flop?: boolean; flip?: boolean }
   8: { rotate: 270 },
 };
 
-/** Runs oxipng (in a wasm Worker) over a lossless PNG; sharp itself stops at zlib 9. */
-export type PngOptimiser = (png: Uint8Array<ArrayBuffer>) => Promise<Uint8Array<ArrayBuffer>>;
+/**
+ * Writes a lossless PNG preset from upright pixels with the band encoder (in wasm Workers, so
+ * both paths write the same bytes); sharp itself has neither filter trials nor bands.
+ */
+export type LosslessEncoder = (image: PngInput) => Promise<Uint8Array<ArrayBuffer>>;
+
+export interface SharpExport {
+  input: Uint8Array;
+  plan: ExportPlan;
+  /** PNG with filter trials (`high`) goes through it when given, else through libpng. */
+  encodeLossless?: LosslessEncoder;
+}
 
 /**
  * Decodes, orients, (flattens) and encodes one image with sharp. Only an RGB ICC profile is
- * kept (unconverted, like the wasm path); other metadata is not. PNG `high` goes through
- * `optimisePng` when given, else it is sharp's zlib 9.
+ * kept (unconverted, like the wasm path); other metadata is not.
  */
 export async function exportWithSharp(
   sharp: Sharp,
-  input: Uint8Array,
-  plan: ExportPlan,
-  optimisePng?: PngOptimiser,
+  { input, plan, encodeLossless }: SharpExport,
 ): Promise<Uint8Array<ArrayBuffer>> {
   const settings = PRESETS[plan.preset];
   // Defence in depth: the header check already refused larger images.
@@ -79,7 +87,7 @@ export async function exportWithSharp(
   if (plan.format === "png") {
     if (!plan.hasAlpha) image = image.removeAlpha();
     // libpng writes the pixel density (pHYs); outputs carry nothing but pixels and the profile.
-    return withoutPngChunks(await encodePng(image, plan, optimisePng), ["pHYs"]);
+    return withoutPngChunks(await encodePng(image, plan, encodeLossless), ["pHYs"]);
   } else if (plan.format === "jpeg") {
     image = image.flatten({ background: "#ffffff" }).jpeg({
       quality: settings.jpeg.quality,
@@ -104,22 +112,33 @@ export async function exportWithSharp(
 async function encodePng(
   image: SharpImage,
   plan: ExportPlan,
-  optimisePng?: PngOptimiser,
+  encodeLossless?: LosslessEncoder,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const { mode, level } = PRESETS[plan.preset].png;
-  if (mode === "palette") {
+  const png = PRESETS[plan.preset].png;
+  if (png.mode === "palette") {
     const { quality, effort, dither, colours } = PALETTE;
-    const png = { palette: true, quality, effort, dither, colours, compressionLevel: level };
-    return bytesOf(await image.png({ ...png, force: true }).toBuffer());
+    const options = {
+      palette: true,
+      quality,
+      effort,
+      dither,
+      colours,
+      compressionLevel: png.level,
+    };
+    return bytesOf(await image.png({ ...options, force: true }).toBuffer());
   }
-  const optimise = mode === "optimised" && optimisePng &&
-    plan.width * plan.height <= OXIPNG_MAX_PIXELS;
-  const adaptive = (compressionLevel: number) =>
-    image.png({ compressionLevel, adaptiveFiltering: true, palette: false, force: true });
-  if (!optimise) return bytesOf(await adaptive(mode === "optimised" ? 9 : level).toBuffer());
-  const medium = bytesOf(await adaptive(PRESETS.medium.png.level).toBuffer());
-  const optimised = await optimisePng(medium.slice());
-  return optimised.length < medium.length ? optimised : medium; // never larger than `medium`
+  // A fixed filter is libpng's job: its adaptive filters at zlib 6 wrote 1080p in half the time
+  // of the band encoder, at the same size. Only filter trials need the band encoder.
+  if (!encodeLossless || png.filter !== "best") {
+    const options = { compressionLevel: png.level, adaptiveFiltering: true, palette: false };
+    return bytesOf(await image.png({ ...options, force: true }).toBuffer());
+  }
+  // libvips decodes, orients and converts on its threads; the pixels then go to the workers.
+  const { data, info } = await (plan.hasAlpha ? image.ensureAlpha() : image).raw()
+    .toBuffer({ resolveWithObject: true });
+  const channels = info.channels as 3 | 4;
+  const file = await encodeLossless({ data, width: info.width, height: info.height, channels });
+  return plan.icc ? embedIcc("png", file, plan.icc) : file;
 }
 
 /**
@@ -154,6 +173,6 @@ export async function warmSharp(sharp: Sharp): Promise<void> {
     cmyk: false,
   } as const;
   for (const format of EXPORT_FORMATS) {
-    await exportWithSharp(sharp, png, { ...base, format, width: 16, height: 16 });
+    await exportWithSharp(sharp, { input: png, plan: { ...base, format, width: 16, height: 16 } });
   }
 }

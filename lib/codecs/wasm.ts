@@ -1,7 +1,7 @@
 /**
- * The portable codec path: jSquash (MozJPEG, libwebp, Rust png) in WebAssembly, jpeg-js for CMYK
- * JPEGs, and the PNG presets of png_wasm.ts (adaptive filters, oxipng, libimagequant). Needs no
- * permissions, so it runs everywhere, Deno Deploy included.
+ * The portable codec path: jSquash (MozJPEG, libwebp, Rust png) in WebAssembly, libjpeg-turbo
+ * for CMYK JPEGs, Little CMS for CMYK and grey profiles, and the PNG presets of png_wasm.ts (band
+ * encoder, libimagequant). Needs no permissions, so it runs everywhere, Deno Deploy included.
  */
 import encodeJpeg, { init as initJpegEncoder } from "@jsquash/jpeg/encode.js";
 import decodeJpeg, { init as initJpegDecoder } from "@jsquash/jpeg/decode.js";
@@ -9,10 +9,13 @@ import encodeWebp, { init as initWebpEncoder } from "@jsquash/webp/encode.js";
 import decodeWebp, { init as initWebpDecoder } from "@jsquash/webp/decode.js";
 import decodePng, { init as initPngDecoder } from "@jsquash/png/decode.js";
 import { decodeCmykJpeg } from "./cmyk.ts";
+import { initCms, toSrgb } from "./cms.ts";
 import { CodecError } from "./errors.ts";
-import { embedIcc } from "./icc.ts";
+import { embedIcc, iccColourSpace, readIcc } from "./icc.ts";
+import { readImageInfo } from "./image_info.ts";
 import { flattenOnWhite, orientPixels, type Pixels } from "./pixels.ts";
-import { encodePngPreset, initPngCodecs } from "./png_wasm.ts";
+import type { PngInput } from "./png_filters.ts";
+import { encodePngPreset, initPngCodecs, losslessInput } from "./png_wasm.ts";
 import { type ExportPlan, type ImageKind, PRESETS, WEBP_METHOD } from "./presets.ts";
 import * as modules from "./wasm_modules.js";
 
@@ -41,6 +44,7 @@ function instantiate(): Promise<unknown> {
   instantiated ??= Promise.all([
     ...Object.values(INITIALISERS).map((init) => init()),
     initPngCodecs(),
+    initCms(),
   ]);
   return instantiated;
 }
@@ -67,6 +71,8 @@ export function initWasmCodecs(): Promise<void> {
 /**
  * Decodes PNG, JPEG or WebP bytes to 8-bit RGBA with the stored (unrotated) orientation;
  * `cmyk` marks a four-component JPEG (from the header), which MozJPEG's build cannot convert.
+ * CMYK and grey samples are converted through an embedded profile of their space, as libvips
+ * does on the sharp path; RGB profiles are left to the output (kept, never applied).
  */
 export async function decodeWasm(
   kind: ImageKind,
@@ -74,22 +80,45 @@ export async function decodeWasm(
   cmyk = false,
 ): Promise<Pixels> {
   await instantiate();
-  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const profile = readIcc(kind, bytes);
+  const space = profile && iccColourSpace(profile);
   try {
-    if (kind === "jpeg" && cmyk) return decodeCmykJpeg(bytes);
-    const image = kind === "jpeg"
-      // preserveOrientation false = the stored pixels; orientation is applied by orientPixels.
-      ? await decodeJpeg(buffer as ArrayBuffer, { preserveOrientation: false })
-      : kind === "webp"
-      ? await decodeWebp(buffer as ArrayBuffer)
-      : await decodePng(buffer as ArrayBuffer);
-    const { data, width, height } = image;
-    return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width, height };
+    if (kind === "jpeg" && cmyk) {
+      return await decodeCmykJpeg(bytes, space === "CMYK" ? profile : undefined);
+    }
+    const decoded = await decodeRgba(kind, bytes);
+    // libvips applies a grey profile only to a file stored as grey; so does this path.
+    const grey = space === "GRAY" && readImageInfo(kind, bytes)?.grey;
+    return grey ? await throughGreyProfile(decoded, profile!) : decoded;
   } catch (error) {
+    if (error instanceof CodecError) throw error;
     // A trapped or aborted Emscripten module may be left unusable: start a fresh instance.
     await INITIALISERS[DECODER_OF[kind]]().catch(() => {});
     throw new CodecError("decode", error);
   }
+}
+
+async function decodeRgba(kind: ImageKind, bytes: Uint8Array): Promise<Pixels> {
+  const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const image = kind === "jpeg"
+    // preserveOrientation false = the stored pixels; orientation is applied by orientPixels.
+    ? await decodeJpeg(buffer as ArrayBuffer, { preserveOrientation: false })
+    : kind === "webp"
+    ? await decodeWebp(buffer as ArrayBuffer)
+    : await decodePng(buffer as ArrayBuffer);
+  const { data, width, height } = image;
+  return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width, height };
+}
+
+/** Grey pixels (decoded as RGBA, R = G = B) through their grey profile, alpha kept. */
+async function throughGreyProfile(pixels: Pixels, profile: Uint8Array): Promise<Pixels> {
+  const { data } = pixels;
+  const grey = new Uint8Array(data.length / 4);
+  for (let i = 0; i < grey.length; i++) grey[i] = data[i * 4];
+  const rgba = await toSrgb(grey, { space: "GRAY", profile });
+  if (!rgba) return pixels;
+  for (let i = 3; i < rgba.length; i += 4) rgba[i] = data[i];
+  return { ...pixels, data: rgba };
 }
 
 /** Encodes upright RGBA pixels at a preset; JPEG is flattened onto white first. */
@@ -137,6 +166,13 @@ export async function exportWithWasm(
   const decoded = await decodeWasm(plan.kind, input, plan.cmyk);
   const encoded = await encodeWasm(orientPixels(decoded, plan.orientation), plan);
   return plan.icc ? embedIcc(plan.format, encoded, plan.icc) : encoded;
+}
+
+/** The upright pixels of an upload as a lossless PNG of `plan` is written from them. */
+export async function pixelsForPng(input: Uint8Array, plan: ExportPlan): Promise<PngInput> {
+  await initWasmCodecs();
+  const decoded = await decodeWasm(plan.kind, input, plan.cmyk);
+  return losslessInput(orientPixels(decoded, plan.orientation), plan.hasAlpha);
 }
 
 function imageData(pixels: Pixels): ImageData {

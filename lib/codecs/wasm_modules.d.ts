@@ -10,5 +10,7 @@ export declare const webpDecoder: WebAssembly.Module;
 export declare const pngDecoder: WebAssembly.Module;
 /** libimagequant 4 (Rust), wasm-bindgen build of `libimagequant-wasm`. */
 export declare const imagequant: WebAssembly.Module;
-/** oxipng, single-threaded build (jSquash). */
-export declare const oxipng: WebAssembly.Module;
+/** Little CMS 2 (`lcms-wasm`, Emscripten build): ICC conversions of CMYK and grey uploads. */
+export declare const lcms: WebAssembly.Module;
+/** libjpeg-turbo's TurboJPEG decoder (`@cwasm/jpeg-turbo`): CMYK samples of four-component JPEGs. */
+export declare const jpegTurbo: WebAssembly.Module;

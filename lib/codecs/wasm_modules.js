@@ -8,6 +8,16 @@ import source webpEncoder from "@jsquash/webp/codec/enc/webp_enc_simd.wasm";
 import source webpDecoder from "@jsquash/webp/codec/dec/webp_dec.wasm";
 import source pngDecoder from "@jsquash/png/codec/pkg/squoosh_png_bg.wasm";
 import source imagequant from "libimagequant-wasm/wasm/libimagequant_wasm_bg.wasm";
-import source oxipng from "@jsquash/oxipng/codec/pkg/squoosh_oxipng_bg.wasm";
+import source lcms from "lcms-wasm/dist/lcms.wasm";
+import source jpegTurbo from "@cwasm/jpeg-turbo/jpeg-turbo.wasm";
 
-export { imagequant, jpegDecoder, jpegEncoder, oxipng, pngDecoder, webpDecoder, webpEncoder };
+export {
+  imagequant,
+  jpegDecoder,
+  jpegEncoder,
+  jpegTurbo,
+  lcms,
+  pngDecoder,
+  webpDecoder,
+  webpEncoder,
+};

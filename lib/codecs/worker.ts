@@ -1,20 +1,11 @@
-/** Worker entry point: warms the wasm codecs, then runs exports posted by worker_pool.ts. */
+/**
+ * Worker entry point: warms the wasm codecs, then runs the jobs posted by worker_pool.ts: whole
+ * exports, decodes to upright pixels, and bands of a lossless PNG (png_bands.ts).
+ */
 import { CodecError } from "./errors.ts";
-import { exportWithWasm, initWasmCodecs } from "./wasm.ts";
-import type { ExportPlan } from "./presets.ts";
-
-export interface WorkerRequest {
-  id: number;
-  /** The upload, transferred (not copied) to the worker. */
-  input: ArrayBuffer;
-  plan: ExportPlan;
-}
-
-export type WorkerReply =
-  | { type: "ready" }
-  | { type: "failed"; message: string }
-  | { type: "done"; id: number; output: ArrayBuffer }
-  | { type: "error"; id: number; stage: "decode" | "encode"; message: string };
+import { deflateBand } from "./png_bands.ts";
+import { exportWithWasm, initWasmCodecs, pixelsForPng } from "./wasm.ts";
+import type { WorkerJob, WorkerOutput, WorkerReply, WorkerRequest } from "./worker_types.ts";
 
 // Typed view of the worker global: this file is checked with the window lib like the rest.
 const scope = self as unknown as {
@@ -28,16 +19,43 @@ warmed.then(
   (error) => scope.postMessage({ type: "failed", message: String(error) }),
 );
 
-scope.onmessage = async ({ data: { id, input, plan } }) => {
+scope.onmessage = async ({ data: { id, job } }) => {
   try {
     await warmed;
-    const output = await exportWithWasm(new Uint8Array(input), plan);
-    const buffer = output.byteOffset === 0 && output.byteLength === output.buffer.byteLength
-      ? output.buffer as ArrayBuffer
-      : output.slice().buffer;
-    scope.postMessage({ type: "done", id, output: buffer }, [buffer]);
+    const output = await run(job);
+    scope.postMessage({ type: "done", id, output }, transferables(output));
   } catch (error) {
     const stage = error instanceof CodecError ? error.stage : "encode";
     scope.postMessage({ type: "error", id, stage, message: String(error) });
   }
 };
+
+async function run(job: WorkerJob): Promise<WorkerOutput> {
+  if (job.kind === "band") {
+    const band = deflateBand(job.band);
+    return { kind: "band", band: { ...band, deflated: whole(band.deflated) } };
+  }
+  const input = new Uint8Array(job.input);
+  if (job.kind === "pixels") {
+    const image = await pixelsForPng(input, job.plan);
+    return { kind: "pixels", image: { ...image, data: whole(image.data) } };
+  }
+  return { kind: "export", bytes: whole(await exportWithWasm(input, job.plan)) };
+}
+
+/** The output's large buffer, handed over rather than copied. */
+function transferables(output: WorkerOutput): Transferable[] {
+  const bytes = output.kind === "export"
+    ? output.bytes
+    : output.kind === "pixels"
+    ? output.image.data
+    : output.band.deflated;
+  return [bytes.buffer as ArrayBuffer];
+}
+
+/** `bytes` in a buffer of its own: posting a view would otherwise copy its whole buffer. */
+function whole(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? bytes as Uint8Array<ArrayBuffer>
+    : bytes.slice();
+}

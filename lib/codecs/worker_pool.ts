@@ -3,8 +3,10 @@
  * thread. Slots are assigned by the JobScheduler; each slot has its own Worker.
  */
 import { CodecError } from "./errors.ts";
+import type { BandRequest, DeflatedBand } from "./png_bands.ts";
+import type { PngInput } from "./png_filters.ts";
 import type { ExportPlan } from "./presets.ts";
-import type { WorkerReply, WorkerRequest } from "./worker.ts";
+import type { WorkerJob, WorkerOutput, WorkerReply, WorkerRequest } from "./worker_types.ts";
 
 // A worker that has not answered by then is stuck: it is replaced and the export fails.
 export const WORKER_JOB_TIMEOUT_MS = 60_000;
@@ -16,7 +18,7 @@ const WORKER_START_TIMEOUT_MS = 30_000;
 const WORKER_URL = new URL("./worker.ts", import.meta.url);
 
 interface Pending {
-  resolve: (output: Uint8Array<ArrayBuffer>) => void;
+  resolve: (output: WorkerOutput) => void;
   reject: (error: Error) => void;
 }
 
@@ -66,26 +68,27 @@ class PooledWorker {
     return this.#ready;
   }
 
-  /** Runs one export in this worker; the input buffer is transferred, not copied. */
-  async run(input: Uint8Array, plan: ExportPlan): Promise<Uint8Array<ArrayBuffer>> {
+  /**
+   * Runs one job in this worker; its input buffer is transferred, not copied. `pixels` is the
+   * image size the job touches, which decides whether the worker is replaced afterwards.
+   */
+  async run(job: WorkerJob, pixels: number): Promise<WorkerOutput> {
     await this.start();
     const worker = this.#worker!;
     const id = this.#nextId++;
-    const buffer = input.byteOffset === 0 && input.byteLength === input.buffer.byteLength
-      ? input.buffer as ArrayBuffer
-      : input.slice().buffer;
+    const buffer = job.kind === "band" ? job.band.rows.buffer : job.input;
     let timer: ReturnType<typeof setTimeout> | undefined;
     // Wasm memory never shrinks, and a codec that failed may have trapped mid-way: either way
     // the worker is replaced after this job rather than reused.
-    let replace = plan.width * plan.height > RECYCLE_AFTER_PIXELS;
+    let replace = pixels > RECYCLE_AFTER_PIXELS;
     try {
-      return await new Promise<Uint8Array<ArrayBuffer>>((resolve, reject) => {
+      return await new Promise<WorkerOutput>((resolve, reject) => {
         this.#pending.set(id, { resolve, reject });
         timer = setTimeout(() => {
           this.#restart(new Error(`export timed out after ${WORKER_JOB_TIMEOUT_MS} ms`));
         }, WORKER_JOB_TIMEOUT_MS);
-        const request: WorkerRequest = { id, input: buffer, plan };
-        worker.postMessage(request, [buffer]);
+        const request: WorkerRequest = { id, job };
+        worker.postMessage(request, [buffer as ArrayBuffer]);
       });
     } catch (error) {
       if (error instanceof CodecError) replace = true;
@@ -112,7 +115,7 @@ class PooledWorker {
     const pending = this.#pending.get(reply.id);
     if (!pending) return;
     this.#pending.delete(reply.id);
-    if (reply.type === "done") pending.resolve(new Uint8Array(reply.output));
+    if (reply.type === "done") pending.resolve(reply.output);
     else pending.reject(new CodecError(reply.stage, reply.message));
   }
 
@@ -146,13 +149,35 @@ export class WorkerPool {
     await Promise.all(this.#workers.map((worker) => worker.start()));
   }
 
-  /** Runs an export on the worker of `slot`. */
-  run(slot: number, input: Uint8Array, plan: ExportPlan): Promise<Uint8Array<ArrayBuffer>> {
-    return this.#workers[slot].run(input, plan);
+  /** Runs a whole export on the worker of `slot`. */
+  async run(slot: number, input: Uint8Array, plan: ExportPlan): Promise<Uint8Array<ArrayBuffer>> {
+    const job = { kind: "export", input: ownBuffer(input), plan } as const;
+    const output = await this.#workers[slot].run(job, plan.width * plan.height);
+    return (output as Extract<WorkerOutput, { kind: "export" }>).bytes;
+  }
+
+  /** Decodes an upload on the worker of `slot` to the upright pixels its PNG is written from. */
+  async pixels(slot: number, input: Uint8Array, plan: ExportPlan): Promise<PngInput> {
+    const job = { kind: "pixels", input: ownBuffer(input), plan } as const;
+    const output = await this.#workers[slot].run(job, plan.width * plan.height);
+    return (output as Extract<WorkerOutput, { kind: "pixels" }>).image;
+  }
+
+  /** Filters and deflates one band of a lossless PNG on the worker of `slot`. */
+  async band(slot: number, band: BandRequest): Promise<DeflatedBand> {
+    const output = await this.#workers[slot].run({ kind: "band", band }, 0);
+    return (output as Extract<WorkerOutput, { kind: "band" }>).band;
   }
 
   /** Terminates every worker. */
   close(): void {
     for (const worker of this.#workers) worker.terminate();
   }
+}
+
+/** A buffer holding exactly `bytes`, to transfer: the array's own when it spans all of it. */
+function ownBuffer(bytes: Uint8Array): ArrayBuffer {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? bytes.buffer as ArrayBuffer
+    : bytes.slice().buffer;
 }

@@ -3,7 +3,8 @@
  * sharp_test.ts.
  */
 import assert from "node:assert/strict";
-import { type ImageExporter, ImageProcessingError } from "../../lib/codecs/exporter.ts";
+import type { ImageExporter } from "../../lib/codecs/exporter.ts";
+import { ImageProcessingError } from "../../lib/codecs/plan.ts";
 import { readImageInfo, sniffKind } from "../../lib/codecs/image_info.ts";
 import { orientPixels, type Pixels } from "../../lib/codecs/pixels.ts";
 import { EXPORT_FORMATS, type ImageKind, QUALITY_PRESETS } from "../../lib/codecs/presets.ts";

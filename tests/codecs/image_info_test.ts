@@ -33,6 +33,7 @@ Deno.test("readImageInfo reads the size of each kind from its header", async () 
         orientation: 1,
         animated: false,
         cmyk: false,
+        grey: false,
       },
     );
   }

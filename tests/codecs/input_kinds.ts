@@ -95,7 +95,10 @@ function inkOf(pixels: Pixels): Uint8Array {
 }
 
 /** Grey (colour type 0), RGB (2) or grey+alpha (4) PNG at 8 or 16 bits, unfiltered. */
-function rawPng(pixels: Pixels, { colourType, depth }: { colourType: 0 | 2 | 4; depth: 8 | 16 }) {
+export function rawPng(
+  pixels: Pixels,
+  { colourType, depth }: { colourType: 0 | 2 | 4; depth: 8 | 16 },
+) {
   const { width, height, data } = pixels;
   const samples = { 0: 1, 2: 3, 4: 2 }[colourType] * (depth / 8);
   const rows = new Uint8Array((width * samples + 1) * height);
@@ -161,8 +164,6 @@ function palettePng(pixels: Pixels): Uint8Array {
  * sRGB tone curve, as in the profile Macs attach to screenshots.
  */
 export function displayP3Profile(): Uint8Array {
-  const xyz = (x: number, y: number, z: number) =>
-    concat([ascii("XYZ \0\0\0\0"), ...[x, y, z].map(s15Fixed16)]);
   const curve = new Uint8Array(12 + 1024 * 2);
   curve.set(ascii("curv"));
   const curveView = new DataView(curve.buffer);
@@ -172,10 +173,7 @@ export function displayP3Profile(): Uint8Array {
     const linear = v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
     curveView.setUint16(12 + i * 2, Math.round(linear * 65535));
   }
-  const text = (t: string) => concat([ascii("text\0\0\0\0"), ascii(`${t}\0`)]);
-  const desc = (t: string) =>
-    concat([ascii("desc\0\0\0\0"), uint32(t.length + 1), ascii(`${t}\0`), new Uint8Array(79)]);
-  const tags: [string, Uint8Array][] = [
+  return profileOf("RGB ", [
     ["desc", desc("Display P3 (test)")],
     ["cprt", text("No copyright, test profile")],
     ["wtpt", xyz(0.9642, 1, 0.8249)],
@@ -185,7 +183,35 @@ export function displayP3Profile(): Uint8Array {
     ["rTRC", curve],
     ["gTRC", curve],
     ["bTRC", curve],
-  ];
+  ]);
+}
+
+/** A grey monitor profile (ICC v2) whose tone curve is a plain gamma (1.0: linear light). */
+export function greyProfile(gamma: number): Uint8Array {
+  const curve = concat([ascii("curv\0\0\0\0"), uint32(1), Uint8Array.of(gamma | 0, 0, 0, 0)]);
+  curve[13] = Math.round((gamma % 1) * 256); // u8Fixed8: integer part, then 256ths
+  return profileOf("GRAY", [
+    ["desc", desc(`Grey gamma ${gamma} (test)`)],
+    ["cprt", text("No copyright, test profile")],
+    ["wtpt", xyz(0.9642, 1, 0.8249)],
+    ["kTRC", curve.subarray(0, 14)],
+  ]);
+}
+
+function xyz(x: number, y: number, z: number): Uint8Array {
+  return concat([ascii("XYZ \0\0\0\0"), ...[x, y, z].map(s15Fixed16)]);
+}
+
+function text(t: string): Uint8Array {
+  return concat([ascii("text\0\0\0\0"), ascii(`${t}\0`)]);
+}
+
+function desc(t: string): Uint8Array {
+  return concat([ascii("desc\0\0\0\0"), uint32(t.length + 1), ascii(`${t}\0`), new Uint8Array(79)]);
+}
+
+/** A monitor-class profile of `space` (4 characters) with the XYZ connection space. */
+function profileOf(space: string, tags: [string, Uint8Array][]): Uint8Array {
   let offset = 128 + 4 + tags.length * 12;
   const table: Uint8Array[] = [uint32(tags.length)];
   const bodies: Uint8Array[] = [];
@@ -199,7 +225,7 @@ export function displayP3Profile(): Uint8Array {
   const view = new DataView(header.buffer);
   view.setUint32(0, offset);
   view.setUint32(8, 0x02100000); // version 2.1
-  header.set(ascii("mntrRGB XYZ "), 12);
+  header.set(ascii(`mntr${space}XYZ `), 12);
   header.set([0x07, 0xea, 0, 1, 0, 1], 24); // 2026-01-01
   header.set(ascii("acsp"), 36);
   header.set(concat([0.9642, 1, 0.8249].map(s15Fixed16)), 68); // D50, the connection space

@@ -76,7 +76,7 @@ Deno.test({
             }
             const mae = Math.max(...meanAbsoluteError(a, b));
             const ratio = out.wasm.bytes.length / out.sharp.bytes.length;
-            // Same decoders and encoders but for CMYK (jpeg-js vs libjpeg), alpha flattening
+            // Same decoders and encoders but for CMYK (libjpeg-turbo vs libjpeg), alpha flattening
             // (rounding) and the two builds of libimagequant (4.x in wasm, 2.4 in libvips),
             // which choose different palettes. Palette sizes on images this small, and JPEG/WebP
             // sizes of a few KB, are compared on 1080p images instead (presets_test, sharp_test).

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { crc32 } from "node:zlib";
-import { encodePng, filterRows } from "../../lib/codecs/png_encoder.ts";
+import { encodePng } from "../../lib/codecs/png_encoder.ts";
+import { filterRows } from "../../lib/codecs/png_filters.ts";
 import { rgbOf } from "../../lib/codecs/pixels.ts";
 import { decodeWasm } from "../../lib/codecs/wasm.ts";
 import { alphaPixels, screenshotPixels } from "./fixtures.ts";

@@ -108,3 +108,30 @@ Deno.test("reservations are bounded by expected wait and by the upload bytes the
   s.reserve(8_000)();
   small();
 });
+
+Deno.test("an idle regular slot is lent only while nobody waits, and handed on when released", async () => {
+  const s = scheduler();
+  const g = gate();
+  const first = s.run(LARGE, g.job); // slot 0
+  await tick();
+  const lease = s.borrow();
+  assert.equal(lease?.slot, 1, "the other regular slot is lent");
+  assert.equal(s.borrow(), undefined, "the small slot is never lent");
+  assert.equal(lease.wanted(), false);
+  const waiting = s.run(LARGE, g.job); // both regular slots are taken: it waits
+  await tick();
+  assert.deepEqual(s.load, { running: 2, queued: 1 });
+  assert.equal(lease.wanted(), true, "the borrower learns that an export waits");
+  lease.release();
+  lease.release(); // a second release changes nothing
+  await tick();
+  assert.deepEqual(g.slots, [0, 1], "the waiting export got the lent slot");
+  g.releaseNext();
+  await first;
+  const again = s.borrow();
+  assert.equal(again?.slot, 0, "a freed slot can be lent again while nobody waits");
+  again.release();
+  g.releaseNext();
+  await waiting;
+  assert.deepEqual(s.load, { running: 0, queued: 0 });
+});

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { createSharpExporter, planExport } from "../../lib/codecs/exporter.ts";
+import { createSharpExporter } from "../../lib/codecs/exporter.ts";
+import { planExport } from "../../lib/codecs/plan.ts";
 import { EXPORT_FORMATS } from "../../lib/codecs/presets.ts";
 import { exportWithSharp, loadSharp } from "../../lib/codecs/sharp.ts";
 import { decodeWasm, exportWithWasm } from "../../lib/codecs/wasm.ts";
@@ -27,7 +28,7 @@ Deno.test({
     for (const format of EXPORT_FORMATS) {
       const plan = planExport(input, { format, preset: "medium" });
       const wasm = await exportWithWasm(input.slice(), plan);
-      const sharp = await exportWithSharp(loaded.sharp, input, plan);
+      const sharp = await exportWithSharp(loaded.sharp, { input, plan });
       const ratio = wasm.length / sharp.length;
       assert.ok(
         Math.abs(ratio - 1) < 0.01,
