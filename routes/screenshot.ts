@@ -58,6 +58,10 @@ const captureRoute = createRoute({
       413: { when: "The JSON body is over 64 KiB.", codes: ["invalid_request"] },
       429: { when: "Per-IP limit exceeded.", codes: ["rate_limited"] },
       500: { when: "The page could not be loaded or captured.", codes: ["upstream_failed"] },
+      502: {
+        when: "failOnHttpError is true and the page answered with a 4xx or 5xx status.",
+        codes: ["upstream_failed"],
+      },
       503: {
         when: "No capture backend can run, the capture queue is full (see Retry-After), or " +
           "blockAds was asked for while no filter list is loaded.",
@@ -88,7 +92,14 @@ export function createScreenshotRouter() {
     async (c) => {
       const { config, screenshots, adFilters } = c.var.deps;
       const body = c.req.valid("json");
-      const { url: sentUrl, deviceType, colorScheme, forceRefresh = false, ...requested } = body;
+      const {
+        url: sentUrl,
+        deviceType,
+        colorScheme,
+        forceRefresh = false,
+        failOnHttpError = false,
+        ...requested
+      } = body;
       // Defaults dropped: a request without options is the very job it always was.
       const options = canonicalOptions(requested);
       let outcome;
@@ -109,7 +120,11 @@ export function createScreenshotRouter() {
           fullPage: options.fullPage ?? false,
         };
         outcome = await traced("capture", attributes, async (span) => {
-          const taken = await screenshots.take(job, { forceRefresh, signal: c.req.raw.signal });
+          const taken = await screenshots.take(job, {
+            forceRefresh,
+            failOnHttpError,
+            signal: c.req.raw.signal,
+          });
           span.setAttributes({ cached: taken.cached, backend: taken.strategy });
           return taken;
         });
@@ -134,6 +149,7 @@ export function createScreenshotRouter() {
         colorScheme,
         width,
         height,
+        ...(outcome.targetStatus !== null ? { httpStatus: outcome.targetStatus } : {}),
         ...(outcome.truncated ? { truncated: true as const } : {}),
       }, 200);
     },

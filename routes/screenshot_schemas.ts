@@ -76,6 +76,13 @@ export const ScreenshotRequestSchema = z.object({
       "capture budget at the latest.",
     example: 0,
   }),
+  failOnHttpError: z.boolean().default(false).openapi({
+    description: "true answers 502 `upstream_failed` (the status in its hint) instead of an " +
+      "image when the page's main document ends with a 4xx or 5xx status; such a render is not " +
+      "cached. Also applies to a cached capture of an error page. It does not change the " +
+      "render, so it is not part of the cache key.",
+    example: false,
+  }),
 }).openapi("ScreenshotRequest", {
   example: { url: "https://example.com", deviceType: "desktop", colorScheme: "light" },
 });
@@ -101,6 +108,11 @@ export const ScreenshotResponseSchema = z.object({
   }),
   deviceType: z.enum(DEVICE_TYPES).optional().openapi({ example: "desktop" }),
   colorScheme: z.enum(COLOR_SCHEMES).optional().openapi({ example: "light" }),
+  httpStatus: z.int().optional().openapi({
+    description: "HTTP status of the page's main document after redirects (as X-Target-Status), " +
+      "when known; on a cache hit, the status of the cached render.",
+    example: 200,
+  }),
   width: z.int().openapi({ description: "Width of the PNG in pixels.", example: 1920 }),
   height: z.int().openapi({ description: "Height of the PNG in pixels.", example: 1080 }),
   truncated: z.literal(true).optional().openapi({

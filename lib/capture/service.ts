@@ -22,6 +22,8 @@ export interface TakeOptions {
   forceRefresh?: boolean;
   /** The client's request signal: when every waiter of a render is gone, the render is aborted. */
   signal?: AbortSignal;
+  /** failOnHttpError: a 4xx/5xx page is a 502 for this request, and its render is not cached. */
+  failOnHttpError?: boolean;
 }
 
 export interface ScreenshotService {
@@ -56,6 +58,8 @@ interface Flight {
   forced: boolean;
   controller: AbortController;
   waiters: number;
+  /** Whether a 4xx/5xx render may be cached: no waiter asked for failOnHttpError. */
+  cacheErrorPages: boolean;
   promise: Promise<CachedCapture>;
 }
 
@@ -68,6 +72,19 @@ function cancelledError(): ApiError {
       "finished.",
     { hint: "Keep the connection open until the capture completes." },
   );
+}
+
+/** A target's error status, for failOnHttpError: the target's answer is what failed. */
+function targetStatusError(status: number): ApiError {
+  return new ApiError(502, "upstream_failed", `The page answered with HTTP ${status}.`, {
+    hint: `The target's main document ended with status ${status} (failOnHttpError is on); ` +
+      "check the URL, or send failOnHttpError: false to capture the page as a browser shows it.",
+  });
+}
+
+/** Whether a main-document status is an HTTP error (4xx or 5xx). */
+function isErrorStatus(status: number | null): status is number {
+  return status !== null && status >= 400;
 }
 
 /** The deadline's error: the capturer ignored its own timeouts. */
@@ -128,6 +145,8 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
         // Only the current flight of a key writes: an older render that finishes after a
         // forceRefresh render must not put its older image back.
         if (flights.get(key) !== flight) return capture;
+        // failOnHttpError: an error page is refused to its asker, so it is not kept either.
+        if (isErrorStatus(capture.targetStatus) && !flight.cacheErrorPages) return capture;
         if (capture.png.byteLength <= maxCachedBytes) {
           await traced("capture.cache_write", {}, () => cache.set(job, capture));
         } else {
@@ -143,7 +162,7 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
         if (flights.get(key) === flight) flights.delete(key);
       });
     promise.catch(() => {}); // every waiter may have left; the rejection is theirs
-    const flight: Flight = { key, forced, controller, waiters: 0, promise };
+    const flight: Flight = { key, forced, controller, waiters: 0, cacheErrorPages: true, promise };
     flights.set(key, flight);
     return flight;
   }
@@ -170,11 +189,19 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
   }
 
   return {
-    async take(job, { forceRefresh = false, signal } = {}) {
+    async take(job, { forceRefresh = false, signal, failOnHttpError = false } = {}) {
+      const refuseErrorPage = (capture: CachedCapture) => {
+        if (failOnHttpError && isErrorStatus(capture.targetStatus)) {
+          throw targetStatusError(capture.targetStatus);
+        }
+      };
       if (!forceRefresh) {
         const hit = await traced("capture.cache_read", {}, () => cache.get(job));
         METRICS.captureCache.inc({ result: hit ? "hit" : "miss" });
-        if (hit) return { ...hit, cached: true };
+        if (hit) {
+          refuseErrorPage(hit);
+          return { ...hit, cached: true };
+        }
       }
       if (signal?.aborted) throw cancelledError();
       const key = `${job.url}\n${job.deviceType}\n${job.colorScheme}\n` +
@@ -185,7 +212,10 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
       // render started for a cache miss may have begun well before the refresh was asked for,
       // so the refresh starts its own, which then becomes the one that writes the cache.
       if (!flight || (forceRefresh && !flight.forced)) flight = startFlight(key, job, forceRefresh);
-      return { ...await join(flight, signal), cached: false };
+      if (failOnHttpError) flight.cacheErrorPages = false;
+      const capture = await join(flight, signal);
+      refuseErrorPage(capture);
+      return { ...capture, cached: false };
     },
 
     stats: () => ({ ...slots.stats(), flights: flights.size }),

@@ -17,6 +17,7 @@ Deno.test("a desktop capture is a 1920x1080 PNG with its metadata and headers", 
       "colorScheme",
       "deviceType",
       "height",
+      "httpStatus",
       "screenshot",
       "strategy",
       "url",
@@ -25,6 +26,7 @@ Deno.test("a desktop capture is a 1920x1080 PNG with its metadata and headers", 
     assert.deepEqual([body.width, body.height], [1920, 1080]);
     assert.equal(body.url, "https://example.com/page?q=1");
     assert.equal(body.cached, false);
+    assert.equal(body.httpStatus, 200);
     assert.equal(body.strategy, "test-solid");
     assert.equal(body.deviceType, "desktop");
     assert.equal(body.colorScheme, "light");

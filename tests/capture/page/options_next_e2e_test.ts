@@ -1,0 +1,66 @@
+/**
+ * The newer capture options end to end on the local backend: the real app, its Chromium,
+ * loopback pages, and the pixels and reports that come back. One app for the whole file.
+ */
+import assert from "node:assert/strict";
+import { createTestApp } from "../../helpers/app.ts";
+import { pngOf } from "../../helpers/capture_app.ts";
+import { decodePng, servePages } from "../../helpers/capture_fixtures.ts";
+import { assertEnvelope } from "../../helpers/envelope.ts";
+import { nextOptionRoutes, type Reports } from "../../helpers/option_next_pages.ts";
+
+const BLUE = [0, 0, 255];
+
+Deno.test("the newer capture options do what they say, in real Chromium", async (t) => {
+  const reports: Reports = new Map();
+  const pages = servePages(nextOptionRoutes(reports));
+  const harness = await createTestApp({
+    env: {
+      ALLOW_PRIVATE_NETWORK: "true",
+      RATE_LIMIT_PER_MINUTE: "1000",
+      CAPTURE_TIMEOUT_MS: "4000",
+    },
+  });
+  const { app } = harness;
+  const shoot = (body: Record<string, unknown>) =>
+    app.request("/api/screenshot", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  /** A 200 capture: status, content type, then the body with its decoded image. */
+  const capture = async (path: string, options: Record<string, unknown> = {}) => {
+    const response = await shoot({ url: `${pages.origin}${path}`, ...options });
+    const text = await response.text();
+    assert.equal(response.status, 200, text.slice(0, 300));
+    assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
+    const json = JSON.parse(text);
+    const image = decodePng(pngOf(json));
+    assert.deepEqual([json.width, json.height], [image.width, image.height], "width and height");
+    return { json, image };
+  };
+
+  try {
+    await t.step("httpStatus: a 404 page is captured and says 404", async () => {
+      const { json, image } = await capture("/not-found");
+      assert.equal(json.httpStatus, 404);
+      assert.deepEqual(image.rgb(960, 540), BLUE);
+      const ok = await capture("/size");
+      assert.equal(ok.json.httpStatus, 200);
+    });
+
+    await t.step("failOnHttpError: the 404 page is a 502 naming 404", async () => {
+      const url = `${pages.origin}/not-found`;
+      const body = await assertEnvelope(
+        app,
+        await shoot({ url, failOnHttpError: true, forceRefresh: true }),
+        502,
+        "upstream_failed",
+      );
+      assert.match(String(body.hint), /404/);
+    });
+  } finally {
+    await harness.close();
+    await pages.close();
+  }
+});

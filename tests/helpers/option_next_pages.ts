@@ -1,0 +1,47 @@
+/**
+ * Loopback pages for the newer capture options (viewport, status, styles, clicks, removal,
+ * transparency, chat widgets, credentials). Pages report what they saw to `reports`.
+ */
+import type { Route } from "./capture_fixtures.ts";
+
+const HEAD = `<meta charset="utf-8"><meta name="viewport" content="width=device-width">`;
+
+function html(body: string, status = 200): Response {
+  return new Response(
+    `<!doctype html><html><head>${HEAD}</head><body style="margin:0">${body}</body></html>`,
+    { status, headers: { "content-type": "text/html; charset=utf-8" } },
+  );
+}
+
+/** What the pages reported, by name (the last report wins). */
+export type Reports = Map<string, Record<string, unknown>>;
+
+/** A script that posts `expression`'s value (an object) as report `name`. */
+const report = (name: string, expression: string) =>
+  `<script>fetch("/report?${name}", { method: "POST", body: JSON.stringify(${expression}) });` +
+  `</script>`;
+
+/**
+ * Routes: /size (reports innerWidth, innerHeight, userAgent, touch), /not-found (a 404 page),
+ * /report (records a report). Only the pages' own behaviour lives here; headers are recorded
+ * by the server helper of each test file.
+ */
+export function nextOptionRoutes(reports: Reports): Record<string, Route> {
+  return {
+    "/size": () =>
+      html(
+        `<div style="height:100vh;background:#ffffff"></div>` +
+          report(
+            "size",
+            `{ width: innerWidth, height: innerHeight, userAgent: navigator.userAgent, ` +
+              `touch: navigator.maxTouchPoints > 0, dpr: devicePixelRatio }`,
+          ),
+      ),
+    "/not-found": () => html(`<div style="height:100vh;background:#0000ff">gone</div>`, 404),
+    "/report": async (request) => {
+      const name = new URL(request.url).search.slice(1);
+      reports.set(name, await request.json());
+      return new Response(null, { status: 204 });
+    },
+  };
+}
