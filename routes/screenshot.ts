@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { Buffer } from "node:buffer";
 import { requireEngine } from "../lib/capture/page/adblock.ts";
 import { canonicalOptions, hasOptions } from "../lib/capture/request/options.ts";
+import { resolveViewport } from "../lib/capture/request/viewport.ts";
 import { parseTargetUrl } from "../lib/capture/request/target_url.ts";
 import { targetLogFields } from "../lib/capture/request/log_target.ts";
 import { readImageInfo } from "../lib/codecs/image_info.ts";
@@ -94,14 +95,17 @@ export function createScreenshotRouter() {
       const body = c.req.valid("json");
       const {
         url: sentUrl,
-        deviceType,
+        deviceType: sentDeviceType,
         colorScheme,
         forceRefresh = false,
         failOnHttpError = false,
         ...requested
       } = body;
+      // A named device brings its device type; a width or height at the default is none.
+      const viewport = resolveViewport(sentDeviceType, requested);
+      const deviceType = viewport.deviceType;
       // Defaults dropped: a request without options is the very job it always was.
-      const options = canonicalOptions(requested);
+      const options = canonicalOptions(viewport.options);
       let outcome;
       let url: string;
       try {

@@ -3,12 +3,23 @@ import {
   MAX_CAPTURE_HEIGHT,
   MAX_CAPTURE_PIXELS,
   MAX_DELAY_MS,
+  MAX_HEIGHT,
   MAX_HIDE_SELECTORS,
   MAX_SELECTOR_LENGTH,
+  MAX_VIEWPORT_PIXELS,
+  MAX_WIDTH,
+  MIN_HEIGHT,
+  MIN_WIDTH,
   SCALES,
 } from "../lib/capture/request/options.ts";
+import { DEVICE_NAMES, DEVICES } from "../lib/capture/request/devices.ts";
 import { COLOR_SCHEMES, DEVICE_TYPES } from "../lib/capture/types.ts";
 import { RATE_LIMIT_HEADERS } from "../lib/http/openapi_responses.ts";
+
+const DEVICE_LIST = DEVICE_NAMES.map((name) => {
+  const { width, height, scale } = DEVICES[name];
+  return `${name} (${width}x${height} at ${scale})`;
+}).join(", ");
 
 /** Body of POST /api/screenshot; its example feeds the curl line of /llms.txt. */
 export const ScreenshotRequestSchema = z.object({
@@ -25,6 +36,23 @@ export const ScreenshotRequestSchema = z.object({
   colorScheme: z.enum(COLOR_SCHEMES).default("light").openapi({
     description: "Sent to the page as prefers-color-scheme.",
     example: "light",
+  }),
+  width: z.int().min(MIN_WIDTH).max(MAX_WIDTH).optional().openapi({
+    description: `Viewport width in CSS px (${MIN_WIDTH} to ${MAX_WIDTH}); default the ` +
+      "device's or deviceType's. deviceType still sets the user agent and touch. width x " +
+      `height x scale^2 may be at most ${MAX_VIEWPORT_PIXELS} image pixels (else 400).`,
+    example: 1440,
+  }),
+  height: z.int().min(MIN_HEIGHT).max(MAX_HEIGHT).optional().openapi({
+    description: `Viewport height in CSS px (${MIN_HEIGHT} to ${MAX_HEIGHT}); default the ` +
+      "device's or deviceType's.",
+    example: 900,
+  }),
+  device: z.enum(DEVICE_NAMES).optional().openapi({
+    description: "A named device: its viewport, pixel ratio, user agent and touch, and the " +
+      "deviceType it belongs to (which replaces the one sent). width, height and a scale " +
+      `other than 1 override its own. Known: ${DEVICE_LIST}. Any other name: 400 listing these.`,
+    example: "iphone-15",
   }),
   forceRefresh: z.boolean().default(false).openapi({
     description: "true bypasses the cached capture and replaces it with a new render.",

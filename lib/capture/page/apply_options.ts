@@ -1,6 +1,6 @@
 /**
  * The capture options applied to a page, in the order the wait ladder (render.ts) calls them:
- * before navigation (scale, selector syntax, consent engine), after load (waitForSelector),
+ * before navigation (viewport, selector syntax, consent engine), after load (waitForSelector),
  * and right before the shot (consent answered, delay, hiding, full page or element area). A
  * job without options goes through none of this and is shot exactly as before.
  */
@@ -18,6 +18,7 @@ import {
 } from "./full_page.ts";
 import type { CaptureOptions } from "../request/options.ts";
 import { isPuppeteerTimeout } from "./failures.ts";
+import { applyViewport } from "./viewport.ts";
 
 // Consent dialogs get at most this long to be answered (within the capture budget).
 const CONSENT_BUDGET_MS = 3_000;
@@ -35,7 +36,7 @@ const INVALID_SELECTOR_SCRIPT = `(selectors) => {
   return null;
 }`;
 
-/** Before navigation: device scale, a 400 for a selector that is not CSS, the consent engine. */
+/** Before navigation: viewport (size, device, scale), a 400 for a selector that is not CSS, the consent engine. */
 export async function prepareOptions(page: Page, options: CaptureOptions): Promise<void> {
   const selectors = [
     options.selector,
@@ -53,10 +54,7 @@ export async function prepareOptions(page: Page, options: CaptureOptions): Promi
       });
     }
   }
-  const viewport = page.viewport();
-  if (options.scale && options.scale !== 1 && viewport) {
-    await page.setViewport({ ...viewport, deviceScaleFactor: options.scale });
-  }
+  await applyViewport(page, options);
   if (options.hideCookieBanners) await installConsentHandler(page);
   if (options.fullPage) await page.evaluateOnNewDocument(LAZY_HINTS_SCRIPT);
 }

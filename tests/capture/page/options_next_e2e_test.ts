@@ -59,6 +59,24 @@ Deno.test("the newer capture options do what they say, in real Chromium", async 
       );
       assert.match(String(body.hint), /404/);
     });
+    await t.step("width/height: 1440x900 and 768x1024, by the PNG and by the page", async () => {
+      for (const [width, height] of [[1440, 900], [768, 1024]]) {
+        const { image } = await capture("/size", { width, height });
+        assert.deepEqual([image.width, image.height], [width, height]);
+        const seen = reports.get("size");
+        assert.deepEqual([seen?.width, seen?.height], [width, height]);
+      }
+    });
+
+    await t.step("device: iphone-15 is 393x852 at 3 with its user agent and touch", async () => {
+      const { json, image } = await capture("/size", { device: "iphone-15" });
+      assert.deepEqual([image.width, image.height], [1179, 2556]);
+      assert.equal(json.deviceType, "mobile");
+      const seen = reports.get("size");
+      assert.deepEqual([seen?.width, seen?.height, seen?.dpr, seen?.touch], [393, 852, 3, true]);
+      assert.match(String(seen?.userAgent), /iPhone OS 17_0/);
+      assert.match(pages.lastUserAgent ?? "", /iPhone OS 17_0/, "the server saw it too");
+    });
   } finally {
     await harness.close();
     await pages.close();
