@@ -6,6 +6,7 @@ import {
   MAX_HEIGHT,
   MAX_HIDE_SELECTORS,
   MAX_SELECTOR_LENGTH,
+  MAX_STYLES_BYTES,
   MAX_VIEWPORT_PIXELS,
   MAX_WIDTH,
   MIN_HEIGHT,
@@ -83,6 +84,28 @@ export const ScreenshotRequestSchema = z.object({
         "(visibility: hidden) before the shot.",
       example: [".chat-widget"],
     }),
+  removeSelectors: z.array(z.string().min(1).max(MAX_SELECTOR_LENGTH)).max(MAX_HIDE_SELECTORS)
+    .default([]).openapi({
+      description: `Up to ${MAX_HIDE_SELECTORS} CSS selectors of elements removed from the ` +
+        "layout (display: none) before the shot: what follows moves up, unlike hideSelectors, " +
+        "which keep the space.",
+      example: [".promo-bar"],
+    }),
+  styles: z.string().min(1).refine(
+    (css) => new TextEncoder().encode(css).length <= MAX_STYLES_BYTES,
+    { message: `at most ${MAX_STYLES_BYTES} bytes of CSS (UTF-8)` },
+  ).optional().openapi({
+    description: `CSS text (at most ${MAX_STYLES_BYTES} bytes) added to the page as it loads, ` +
+      "before the page settles, so what it changes is waited for like the rest; the page's " +
+      "Content Security Policy does not refuse it. Use !important to win over the page's own.",
+    example: "header { display: none !important; }",
+  }),
+  clickSelector: z.string().min(1).max(MAX_SELECTOR_LENGTH).optional().openapi({
+    description: "CSS selector of an element clicked once after the page is ready (a real " +
+      "mouse click at its centre), followed by a short settle, before the shot (the scroll " +
+      "position is restored). No visible match, or not valid CSS: 400 `invalid_request`.",
+    example: "#show-details",
+  }),
   blockAds: z.boolean().default(false).openapi({
     description: "true blocks ad and tracker requests and hides ad slots, with EasyList-syntax " +
       "filter lists. 503 `upstream_unavailable` while the service has no list loaded.",

@@ -23,7 +23,8 @@ const report = (name: string, expression: string) =>
 
 /**
  * Routes: /size (reports innerWidth, innerHeight, userAgent, touch), /not-found (a 404 page),
- * /report (records a report). Only the pages' own behaviour lives here; headers are recorded
+ * /plain (white), /panel (a button at the top that shows a green panel at y 600, after a
+ * short fetch), /stack (a 300 px red banner above a blue block), /report (records a report). Only the pages' own behaviour lives here; headers are recorded
  * by the server helper of each test file.
  */
 export function nextOptionRoutes(reports: Reports): Record<string, Route> {
@@ -38,6 +39,19 @@ export function nextOptionRoutes(reports: Reports): Record<string, Route> {
           ),
       ),
     "/not-found": () => html(`<div style="height:100vh;background:#0000ff">gone</div>`, 404),
+    "/plain": () => html(`<div style="height:100vh"></div>`),
+    "/panel": () =>
+      html(
+        `<button id="toggle" style="width:200px;height:100px">Details</button>` +
+          `<div id="panel" style="display:none;height:300px;margin-top:500px;background:#00ff00">` +
+          `</div><script>toggle.addEventListener("click", async () => { await fetch("/plain"); ` +
+          `panel.style.display = "block"; });</script>`,
+      ),
+    "/stack": () =>
+      html(
+        `<div class="banner" style="height:300px;background:#ff0000"></div>` +
+          `<div style="height:2000px;background:#0000ff"></div>`,
+      ),
     "/report": async (request) => {
       const name = new URL(request.url).search.slice(1);
       reports.set(name, await request.json());

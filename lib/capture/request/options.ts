@@ -10,8 +10,10 @@ export type Scale = typeof SCALES[number];
 
 /** Longest selector accepted (selector, waitForSelector, each of hideSelectors). */
 export const MAX_SELECTOR_LENGTH = 256;
-/** Most selectors in hideSelectors. */
+/** Most selectors in hideSelectors (and in removeSelectors). */
 export const MAX_HIDE_SELECTORS = 20;
+/** Largest `styles`, in UTF-8 bytes: room for real overrides, not a whole framework. */
+export const MAX_STYLES_BYTES = 16 * 1024;
 /** Longest delayMs. */
 export const MAX_DELAY_MS = 10_000;
 
@@ -39,6 +41,9 @@ export interface CaptureOptions {
   scale?: Scale;
   selector?: string;
   hideSelectors?: string[];
+  removeSelectors?: string[];
+  styles?: string;
+  clickSelector?: string;
   blockAds?: boolean;
   hideCookieBanners?: boolean;
   waitForSelector?: string;
@@ -47,11 +52,21 @@ export interface CaptureOptions {
 
 /** The value each option has when it is left out. */
 export const DEFAULT_OPTIONS: Required<
-  Omit<CaptureOptions, "selector" | "waitForSelector" | "width" | "height" | "device">
+  Omit<
+    CaptureOptions,
+    | "selector"
+    | "waitForSelector"
+    | "width"
+    | "height"
+    | "device"
+    | "styles"
+    | "clickSelector"
+  >
 > = {
   fullPage: false,
   scale: 1,
   hideSelectors: [],
+  removeSelectors: [],
   blockAds: false,
   hideCookieBanners: false,
   delayMs: 0,

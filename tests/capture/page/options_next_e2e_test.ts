@@ -9,7 +9,10 @@ import { decodePng, servePages } from "../../helpers/capture_fixtures.ts";
 import { assertEnvelope } from "../../helpers/envelope.ts";
 import { nextOptionRoutes, type Reports } from "../../helpers/option_next_pages.ts";
 
+const RED = [255, 0, 0];
+const GREEN = [0, 255, 0];
 const BLUE = [0, 0, 255];
+const WHITE = [255, 255, 255];
 
 Deno.test("the newer capture options do what they say, in real Chromium", async (t) => {
   const reports: Reports = new Map();
@@ -77,6 +80,38 @@ Deno.test("the newer capture options do what they say, in real Chromium", async 
       assert.match(String(seen?.userAgent), /iPhone OS 17_0/);
       assert.match(pages.lastUserAgent ?? "", /iPhone OS 17_0/, "the server saw it too");
     });
+    await t.step("styles: the caller's CSS is applied", async () => {
+      const { image } = await capture("/plain", {
+        styles: "body { background: #00ff00 !important; }",
+      });
+      assert.deepEqual(image.rgb(960, 540), GREEN);
+    });
+
+    await t.step("clickSelector: a click expands the panel; no match is a 400", async () => {
+      const before = await capture("/panel");
+      assert.deepEqual(before.image.rgb(960, 700), WHITE);
+      const { image } = await capture("/panel", { clickSelector: "#toggle" });
+      assert.deepEqual(image.rgb(960, 700), GREEN, "the panel below the button");
+      const body = await assertEnvelope(
+        app,
+        await shoot({ url: `${pages.origin}/panel`, clickSelector: "#nope" }),
+        400,
+        "invalid_request",
+      );
+      assert.match(String(body.hint), /#nope/);
+    });
+
+    await t.step(
+      "removeSelectors: the banner leaves the layout; hideSelectors keep it",
+      async () => {
+        const plain = await capture("/stack");
+        assert.deepEqual(plain.image.rgb(960, 100), RED);
+        const hidden = await capture("/stack", { hideSelectors: [".banner"] });
+        assert.deepEqual(hidden.image.rgb(960, 100), WHITE, "the space stays");
+        const removed = await capture("/stack", { removeSelectors: [".banner"] });
+        assert.deepEqual(removed.image.rgb(960, 100), BLUE, "the block below moved up");
+      },
+    );
   } finally {
     await harness.close();
     await pages.close();
