@@ -106,6 +106,12 @@ export const ScreenshotRequestSchema = z.object({
       "position is restored). No visible match, or not valid CSS: 400 `invalid_request`.",
     example: "#show-details",
   }),
+  transparent: z.boolean().default(false).openapi({
+    description: "true leaves out the browser's white default background: the PNG has an " +
+      "alpha channel, transparent wherever the page paints no background of its own. With " +
+      "`selector`, an element on a transparent background.",
+    example: false,
+  }),
   blockAds: z.boolean().default(false).openapi({
     description: "true blocks ad and tracker requests and hides ad slots, with EasyList-syntax " +
       "filter lists. 503 `upstream_unavailable` while the service has no list loaded.",

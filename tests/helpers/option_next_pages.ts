@@ -24,7 +24,7 @@ const report = (name: string, expression: string) =>
 /**
  * Routes: /size (reports innerWidth, innerHeight, userAgent, touch), /not-found (a 404 page),
  * /plain (white), /panel (a button at the top that shows a green panel at y 600, after a
- * short fetch), /stack (a 300 px red banner above a blue block), /report (records a report). Only the pages' own behaviour lives here; headers are recorded
+ * short fetch), /badge (no background; a 200x200 green circle at 100,100), /stack (a 300 px red banner above a blue block), /report (records a report). Only the pages' own behaviour lives here; headers are recorded
  * by the server helper of each test file.
  */
 export function nextOptionRoutes(reports: Reports): Record<string, Route> {
@@ -46,6 +46,13 @@ export function nextOptionRoutes(reports: Reports): Record<string, Route> {
           `<div id="panel" style="display:none;height:300px;margin-top:500px;background:#00ff00">` +
           `</div><script>toggle.addEventListener("click", async () => { await fetch("/plain"); ` +
           `panel.style.display = "block"; });</script>`,
+      ),
+    "/badge": () =>
+      new Response(
+        `<!doctype html><html><head>${HEAD}</head><body style="margin:0;padding:100px">` +
+          `<div id="badge" style="width:200px;height:200px;border-radius:50%;` +
+          `background:#00ff00"></div></body></html>`,
+        { headers: { "content-type": "text/html; charset=utf-8" } },
       ),
     "/stack": () =>
       html(

@@ -83,6 +83,8 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
           // A full page or element is drawn beyond the viewport without resizing it, so the
           // layout (100vh sections, fixed headers) stays what the viewport shows.
           ...(clip ? { clip, captureBeyondViewport: true } : { captureBeyondViewport: false }),
+          // transparent: no default white behind the page, so the PNG keeps its alpha.
+          ...(options.transparent ? { omitBackground: true } : {}),
         })),
       SCREENSHOT_TIMEOUT_MS,
       () =>

@@ -44,6 +44,7 @@ export interface CaptureOptions {
   removeSelectors?: string[];
   styles?: string;
   clickSelector?: string;
+  transparent?: boolean;
   blockAds?: boolean;
   hideCookieBanners?: boolean;
   waitForSelector?: string;
@@ -67,6 +68,7 @@ export const DEFAULT_OPTIONS: Required<
   scale: 1,
   hideSelectors: [],
   removeSelectors: [],
+  transparent: false,
   blockAds: false,
   hideCookieBanners: false,
   delayMs: 0,

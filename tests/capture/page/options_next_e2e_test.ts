@@ -112,6 +112,21 @@ Deno.test("the newer capture options do what they say, in real Chromium", async 
         assert.deepEqual(removed.image.rgb(960, 100), BLUE, "the block below moved up");
       },
     );
+    await t.step(
+      "transparent: an element's corners have alpha 0, its centre is opaque",
+      async () => {
+        const { image } = await capture("/badge", { selector: "#badge", transparent: true });
+        assert.deepEqual([image.width, image.height], [200, 200]);
+        for (const [x, y] of [[0, 0], [199, 0], [0, 199], [199, 199]]) {
+          assert.equal(image.alpha(x, y), 0, `corner (${x}, ${y})`);
+        }
+        assert.equal(image.alpha(100, 100), 255);
+        assert.deepEqual(image.rgb(100, 100), GREEN);
+        const opaque = await capture("/badge", { selector: "#badge" });
+        assert.equal(opaque.image.alpha(0, 0), 255, "without it: the white default");
+        assert.deepEqual(opaque.image.rgb(0, 0), WHITE);
+      },
+    );
   } finally {
     await harness.close();
     await pages.close();

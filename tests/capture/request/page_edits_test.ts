@@ -1,5 +1,5 @@
 /**
- * styles, clickSelector and removeSelectors through the route with a test capturer: limits,
+ * styles, clickSelector, removeSelectors and transparent through the route with a test capturer: limits,
  * the jobs the capturer gets, and their place in the cache key.
  */
 import assert from "node:assert/strict";
@@ -36,6 +36,8 @@ Deno.test("styles, clickSelector and removeSelectors reach the capturer and the 
       deviceType: "desktop",
       colorScheme: "light",
     });
+    assert.equal(await optionsDigest({ transparent: false }), null, "the default is no option");
+    assert.match(String(await optionsDigest({ transparent: true })), /^[0-9a-f]{32}$/);
     assert.notEqual(
       await optionsDigest({ styles: "a{}" }),
       await optionsDigest({ styles: "b{}" }),
@@ -58,6 +60,7 @@ Deno.test("bad styles, clickSelector and removeSelectors are 400s", async () => 
       { clickSelector: "a".repeat(257) },
       { removeSelectors: ".a" },
       { removeSelectors: Array.from({ length: 21 }, (_, i) => `.a${i}`) },
+      { transparent: "yes" },
     ];
     for (const body of cases) {
       const envelope = await assertEnvelope(
