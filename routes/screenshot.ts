@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { Buffer } from "node:buffer";
 import { requireEngine } from "../lib/capture/page/adblock.ts";
 import { canonicalOptions, hasOptions } from "../lib/capture/request/options.ts";
+import { checkCredentials } from "../lib/capture/request/credentials.ts";
 import { resolveViewport } from "../lib/capture/request/viewport.ts";
 import { parseTargetUrl } from "../lib/capture/request/target_url.ts";
 import { targetLogFields } from "../lib/capture/request/log_target.ts";
@@ -99,8 +100,12 @@ export function createScreenshotRouter() {
         colorScheme,
         forceRefresh = false,
         failOnHttpError = false,
+        cookies,
+        headers,
         ...requested
       } = body;
+      // Secrets: checked here, kept out of the options (so out of every key and log line).
+      const credentials = checkCredentials({ cookies, headers });
       // A named device brings its device type; a width or height at the default is none.
       const viewport = resolveViewport(sentDeviceType, requested);
       const deviceType = viewport.deviceType;
@@ -115,13 +120,21 @@ export function createScreenshotRouter() {
         if (body.blockAds) requireEngine(adFilters);
         // After validation, so refused requests do not use up the client's quota.
         await enforceCaptureRateLimit(c);
-        const job = { url, deviceType, colorScheme, ...(hasOptions(options) ? { options } : {}) };
+        const job = {
+          url,
+          deviceType,
+          colorScheme,
+          ...(hasOptions(options) ? { options } : {}),
+          ...(credentials ? { credentials } : {}),
+        };
         const attributes = {
           deviceType,
           colorScheme,
           forceRefresh,
           scale: options.scale ?? 1,
           fullPage: options.fullPage ?? false,
+          // Whether the capture was private; never what it carried.
+          credentials: credentials !== undefined,
         };
         outcome = await traced("capture", attributes, async (span) => {
           const taken = await screenshots.take(job, {

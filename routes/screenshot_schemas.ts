@@ -14,6 +14,12 @@ import {
   SCALES,
 } from "../lib/capture/request/options.ts";
 import { DEVICE_NAMES, DEVICES } from "../lib/capture/request/devices.ts";
+import {
+  MAX_COOKIE_BYTES,
+  MAX_COOKIES,
+  MAX_HEADER_BYTES,
+  MAX_HEADERS,
+} from "../lib/capture/request/credentials.ts";
 import { COLOR_SCHEMES, DEVICE_TYPES } from "../lib/capture/types.ts";
 import { RATE_LIMIT_HEADERS } from "../lib/http/openapi_responses.ts";
 
@@ -132,6 +138,26 @@ export const ScreenshotRequestSchema = z.object({
     description: "Wait this long after the page is ready, before the shot; it ends at the " +
       "capture budget at the latest.",
     example: 0,
+  }),
+  cookies: z.array(z.object({
+    name: z.string().min(1).max(256),
+    value: z.string().max(4096),
+  })).max(MAX_COOKIES).optional().openapi({
+    description: `Up to ${MAX_COOKIES} cookies (${MAX_COOKIE_BYTES} bytes in all) for a page ` +
+      "behind a login, sent in the Cookie header of requests to the target's own origin " +
+      "(scheme, host and port) only, after the cookies the site sets itself; never to other " +
+      "origins (third-party subresources, other ports of the host, redirects elsewhere), and " +
+      "not visible to the page's scripts. A capture with cookies or headers is never read " +
+      "from or written to the cache, and their values are never logged.",
+    example: [{ name: "session", value: "abc123" }],
+  }),
+  headers: z.record(z.string(), z.string()).optional().openapi({
+    description: `Up to ${MAX_HEADERS} request headers (${MAX_HEADER_BYTES} bytes in all) ` +
+      "sent, like cookies, on requests to the target's own origin only. Headers the browser " +
+      "or the connection controls are refused with a 400 naming them: Host, Cookie (use " +
+      "`cookies`), Content-Length, Connection and the other hop-by-hop headers, Origin, " +
+      "Referer, User-Agent (use `device`), Proxy-* and Sec-*.",
+    example: { Authorization: "Bearer eyJhbGciOi..." },
   }),
   failOnHttpError: z.boolean().default(false).openapi({
     description: "true answers 502 `upstream_failed` (the status in its hint) instead of an " +

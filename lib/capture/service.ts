@@ -167,6 +167,14 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
     return flight;
   }
 
+  /** A render for one request only (credentials): never cached, never joined by another. */
+  function privateFlight(job: CaptureJob): Flight {
+    const controller = new AbortController();
+    const promise = render(job, controller.signal);
+    promise.catch(() => {});
+    return { key: "", forced: true, controller, waiters: 0, cacheErrorPages: false, promise };
+  }
+
   /** Waits for a flight on behalf of one request; the last waiter to leave aborts it. */
   function join(flight: Flight, signal?: AbortSignal): Promise<CachedCapture> {
     flight.waiters++;
@@ -195,6 +203,12 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
           throw targetStatusError(capture.targetStatus);
         }
       };
+      if (job.credentials) {
+        // A capture behind a login is the caller's alone: no cache, no shared flight.
+        const capture = await join(privateFlight(job), signal);
+        refuseErrorPage(capture);
+        return { ...capture, cached: false };
+      }
       if (!forceRefresh) {
         const hit = await traced("capture.cache_read", {}, () => cache.get(job));
         METRICS.captureCache.inc({ result: hit ? "hit" : "miss" });

@@ -151,6 +151,7 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
             timeoutMs,
             options: job.options,
             engine,
+            credentials: job.credentials,
           });
           return { ...rendered, strategy: CHROMIUM_LOCAL };
         } finally {

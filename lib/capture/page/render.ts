@@ -9,6 +9,8 @@ import { ApiError } from "../../errors.ts";
 import { withTimeout } from "../../timeout.ts";
 import type { CaptureOptions } from "../request/options.ts";
 import { finishOptions, prepareOptions, waitForOption } from "./apply_options.ts";
+import { sendCredentials } from "./credentials.ts";
+import type { Credentials } from "../request/credentials.ts";
 import type { EgressSession } from "../../egress/proxy.ts";
 import { EGRESS_MARKER_HEADER } from "../../egress/proxy.ts";
 import { refusalError } from "./failures.ts";
@@ -44,6 +46,8 @@ export interface RenderRequest {
   options?: CaptureOptions;
   /** The ad filter engine (blockAds hides ad slots with it). */
   engine?: FiltersEngine | null;
+  /** Cookies and headers for the target's origin only (page/credentials.ts). */
+  credentials?: Credentials;
 }
 
 /**
@@ -51,10 +55,13 @@ export interface RenderRequest {
  * otherwise); throws for what the caller maps to API errors.
  */
 export async function render(page: Page, request: RenderRequest): Promise<Rendered> {
-  const { session, url, timeoutMs, options = {}, engine } = request;
+  const { session, url, timeoutMs, options = {}, engine, credentials } = request;
   const budgetEnd = performance.now() + timeoutMs;
   const network = trackNetwork(page, url);
+  let sender: { stop(): Promise<void> } | null = null;
   try {
+    // Only a capture with credentials intercepts for them: a plain one pays nothing.
+    if (credentials) sender = await sendCredentials(page, { url, credentials });
     await prepareOptions(page, options);
     const response = await traced(
       "capture.navigation",
@@ -104,6 +111,7 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     throw refusal ? refusalError(refusal) : error;
   } finally {
     network.stop();
+    await sender?.stop();
   }
 }
 

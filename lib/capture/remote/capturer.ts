@@ -202,6 +202,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           timeoutMs,
           options: job.options,
           engine,
+          credentials: job.credentials,
         });
         return { ...rendered, strategy: CHROMIUM_REMOTE };
       } catch (error) {
