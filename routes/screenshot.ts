@@ -30,10 +30,13 @@ const captureRoute = createRoute({
   tags: ["Capture"],
   summary: "Capture a web page as a PNG",
   description: "Renders the page in a fresh browser context and returns the PNG base64-encoded. " +
-    "Optional fields take the whole page, a sharper scale, one element, hide elements, ads " +
+    "Optional fields set the viewport or a named device, take the whole page, a sharper " +
+    "scale, one element, hide, remove or click elements, add CSS, drop the background, hide ads " +
     "and consent dialogs, or wait for an element or a delay. Captures are cached per " +
     "normalised URL, device type, colour scheme and the options that differ from their " +
-    "defaults; `forceRefresh` renders anew and replaces the entry. Limited per client IP over a sliding 60 s window " +
+    "defaults; `forceRefresh` renders anew and replaces the entry, `maxAge` sets how old a " +
+    "cached capture may be (`age` says how old it is). A capture with `cookies` or `headers` " +
+    "is never cached. Limited per client IP over a sliding 60 s window " +
     "(cache hits count).",
   request: {
     body: {
@@ -98,12 +101,22 @@ export function createScreenshotRouter() {
         url: sentUrl,
         deviceType: sentDeviceType,
         colorScheme,
-        forceRefresh = false,
+        forceRefresh: sentForceRefresh = false,
+        maxAge,
+        staleWhileRevalidate = false,
         failOnHttpError = false,
         cookies,
         headers,
         ...requested
       } = body;
+      if (maxAge !== undefined && maxAge > config.CACHE_TTL_SECONDS) {
+        throw new ApiError(400, "invalid_request", "maxAge is longer than the cache keeps.", {
+          hint: `Send maxAge between 0 and ${config.CACHE_TTL_SECONDS} seconds (the cache ` +
+            "lifetime); leave it out to accept any cached capture.",
+        });
+      }
+      // maxAge 0 accepts no cached capture at all: that is a refresh.
+      const forceRefresh = sentForceRefresh || maxAge === 0;
       // Secrets: checked here, kept out of the options (so out of every key and log line).
       const credentials = checkCredentials({ cookies, headers });
       // A named device brings its device type; a width or height at the default is none.
@@ -140,6 +153,7 @@ export function createScreenshotRouter() {
           const taken = await screenshots.take(job, {
             forceRefresh,
             failOnHttpError,
+            ...(maxAge !== undefined ? { maxAgeMs: maxAge * 1000, staleWhileRevalidate } : {}),
             signal: c.req.raw.signal,
           });
           span.setAttributes({ cached: taken.cached, backend: taken.strategy });
@@ -161,6 +175,8 @@ export function createScreenshotRouter() {
           .toString("base64"),
         url,
         cached: outcome.cached,
+        age: outcome.age,
+        ...(outcome.stale ? { stale: true as const } : {}),
         strategy: outcome.strategy,
         deviceType,
         colorScheme,

@@ -44,6 +44,19 @@ export const ScreenshotRequestSchema = z.object({
     description: "Sent to the page as prefers-color-scheme.",
     example: "light",
   }),
+  maxAge: z.int().min(0).optional().openapi({
+    description: "Seconds: serve a cached capture only if it is at most this old, else render " +
+      "anew (and replace the entry). 0 is forceRefresh. At most the service's cache lifetime " +
+      "(CACHE_TTL_SECONDS, 172800 by default); more is a 400. The response's `age` says how " +
+      "old the image is.",
+    example: 3600,
+  }),
+  staleWhileRevalidate: z.boolean().default(false).openapi({
+    description: "With maxAge: a cached capture older than maxAge is served at once (with " +
+      "`stale: true`) and refreshed in the background for the next request: one refresh per " +
+      "capture at a time, and only while no capture waits for a render slot.",
+    example: false,
+  }),
   width: z.int().min(MIN_WIDTH).max(MAX_WIDTH).optional().openapi({
     description: `Viewport width in CSS px (${MIN_WIDTH} to ${MAX_WIDTH}); default the ` +
       "device's or deviceType's. deviceType still sets the user agent and touch. width x " +
@@ -185,6 +198,15 @@ export const ScreenshotResponseSchema = z.object({
     example: "https://example.com/",
   }),
   cached: z.boolean().openapi({ description: "true when served from the cache.", example: false }),
+  age: z.int().openapi({
+    description: "Seconds since the image was rendered: 0 for a fresh capture.",
+    example: 0,
+  }),
+  stale: z.literal(true).optional().openapi({
+    description: "Present when a capture older than maxAge was served under " +
+      "staleWhileRevalidate; a refresh runs in the background.",
+    example: true,
+  }),
   strategy: z.string().optional().openapi({
     description: "The capture backend that produced the image (also on a cache hit).",
     example: "chromium-local",

@@ -15,6 +15,10 @@ export const DEFAULT_MAX_CACHED_PNG_BYTES = 8 * 1024 * 1024;
 /** What a request gets: the image, who made it, and whether it came from the cache. */
 export interface ScreenshotOutcome extends CachedCapture {
   cached: boolean;
+  /** Whole seconds since the render (0 for a fresh one). */
+  age: number;
+  /** Served past maxAge under staleWhileRevalidate, while a refresh runs. */
+  stale?: boolean;
 }
 
 export interface TakeOptions {
@@ -24,6 +28,13 @@ export interface TakeOptions {
   signal?: AbortSignal;
   /** failOnHttpError: a 4xx/5xx page is a 502 for this request, and its render is not cached. */
   failOnHttpError?: boolean;
+  /** maxAge in ms: a cached capture older than this is not served (rendered anew instead). */
+  maxAgeMs?: number;
+  /**
+   * staleWhileRevalidate: a cached capture past maxAgeMs is served at once and refreshed in
+   * the background (one refresh per key, only while no render waits for a slot).
+   */
+  staleWhileRevalidate?: boolean;
 }
 
 export interface ScreenshotService {
@@ -58,8 +69,12 @@ interface Flight {
   forced: boolean;
   controller: AbortController;
   waiters: number;
+  /** A stale-while-revalidate refresh nobody waits for: a leaving joiner does not abort it. */
+  background: boolean;
   /** Whether a 4xx/5xx render may be cached: no waiter asked for failOnHttpError. */
   cacheErrorPages: boolean;
+  /** The finished render while its cache write is still running: newer than the store's. */
+  done?: CachedCapture;
   promise: Promise<CachedCapture>;
 }
 
@@ -138,32 +153,50 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
     }
   }
 
-  function startFlight(key: string, job: CaptureJob, forced: boolean): Flight {
+  /** Writes a finished render of the flight's key, unless a newer flight or a rule says not. */
+  async function keep(flight: Flight, job: CaptureJob, capture: CachedCapture): Promise<void> {
+    // Only the current flight of a key writes: an older render that finishes after a
+    // forceRefresh render must not put its older image back.
+    if (flights.get(flight.key) !== flight) return;
+    // failOnHttpError: an error page is refused to its asker, so it is not kept either.
+    if (isErrorStatus(capture.targetStatus) && !flight.cacheErrorPages) return;
+    if (capture.png.byteLength <= maxCachedBytes) {
+      await traced("capture.cache_write", {}, () => cache.set(job, capture));
+    } else {
+      log.warn("capture too large to cache; served only", {
+        ...await targetLogFields(job.url),
+        bytes: capture.png.byteLength,
+        maxCachedBytes,
+      });
+    }
+  }
+
+  function startFlight(
+    key: string,
+    job: CaptureJob,
+    options: { forced: boolean; background?: boolean },
+  ): Flight {
     const controller = new AbortController();
-    const promise = render(job, controller.signal)
-      .then(async (capture) => {
-        // Only the current flight of a key writes: an older render that finishes after a
-        // forceRefresh render must not put its older image back.
-        if (flights.get(key) !== flight) return capture;
-        // failOnHttpError: an error page is refused to its asker, so it is not kept either.
-        if (isErrorStatus(capture.targetStatus) && !flight.cacheErrorPages) return capture;
-        if (capture.png.byteLength <= maxCachedBytes) {
-          await traced("capture.cache_write", {}, () => cache.set(job, capture));
-        } else {
-          log.warn("capture too large to cache; served only", {
-            ...await targetLogFields(job.url),
-            bytes: capture.png.byteLength,
-            maxCachedBytes,
-          });
-        }
-        return capture;
-      })
+    const promise = render(job, controller.signal);
+    promise.catch(() => {}); // every waiter may have left; the rejection is theirs
+    const flight: Flight = {
+      key,
+      forced: options.forced,
+      background: options.background ?? false,
+      controller,
+      waiters: 0,
+      cacheErrorPages: true,
+      promise,
+    };
+    flights.set(key, flight);
+    // Waiters get the image as soon as it is ready, not after the store write (a network
+    // store is felt); the flight stays joinable until the write ends, so an identical request
+    // that misses the not-yet-written entry still gets this render.
+    void promise.then((capture) => (flight.done = capture, keep(flight, job, capture)))
+      .catch(() => {})
       .finally(() => {
         if (flights.get(key) === flight) flights.delete(key);
       });
-    promise.catch(() => {}); // every waiter may have left; the rejection is theirs
-    const flight: Flight = { key, forced, controller, waiters: 0, cacheErrorPages: true, promise };
-    flights.set(key, flight);
     return flight;
   }
 
@@ -172,7 +205,18 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
     const controller = new AbortController();
     const promise = render(job, controller.signal);
     promise.catch(() => {});
-    return { key: "", forced: true, controller, waiters: 0, cacheErrorPages: false, promise };
+    const flight = { key: "", forced: true, background: false, controller, waiters: 0, promise };
+    return { ...flight, cacheErrorPages: false };
+  }
+
+  /**
+   * Refreshes a stale entry in the background: once per key (a render in progress already is
+   * the refresh), and only while no request waits for a slot, so a refresh never delays or
+   * displaces a client's render; the queue's admission refuses it like any other.
+   */
+  function revalidate(key: string, job: CaptureJob): void {
+    if (flights.has(key) || slots.stats().queued > 0) return;
+    startFlight(key, job, { forced: false, background: true });
   }
 
   /** Waits for a flight on behalf of one request; the last waiter to leave aborts it. */
@@ -181,7 +225,7 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         flight.waiters--;
-        if (flight.waiters === 0) {
+        if (flight.waiters === 0 && !flight.background) {
           if (flights.get(flight.key) === flight) flights.delete(flight.key);
           flight.controller.abort(cancelledError());
         }
@@ -197,7 +241,8 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
   }
 
   return {
-    async take(job, { forceRefresh = false, signal, failOnHttpError = false } = {}) {
+    async take(job, options = {}) {
+      const { forceRefresh = false, signal, failOnHttpError = false, maxAgeMs } = options;
       const refuseErrorPage = (capture: CachedCapture) => {
         if (failOnHttpError && isErrorStatus(capture.targetStatus)) {
           throw targetStatusError(capture.targetStatus);
@@ -207,29 +252,46 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
         // A capture behind a login is the caller's alone: no cache, no shared flight.
         const capture = await join(privateFlight(job), signal);
         refuseErrorPage(capture);
-        return { ...capture, cached: false };
+        return { ...capture, cached: false, age: 0 };
+      }
+      const key = `${job.url}\n${job.deviceType}\n${job.colorScheme}\n` +
+        (await optionsDigest(job.options) ?? "");
+      // A finished render whose write is still running is the entry the store is about to
+      // hold (newer than the one it may still have): served as that entry.
+      const writing = flights.get(key)?.done;
+      if (!forceRefresh && writing) {
+        const ageMs = Math.max(0, clock.now() - writing.capturedAt);
+        if (maxAgeMs === undefined || ageMs <= maxAgeMs) {
+          refuseErrorPage(writing);
+          return { ...writing, cached: true, age: Math.floor(ageMs / 1000) };
+        }
       }
       if (!forceRefresh) {
         const hit = await traced("capture.cache_read", {}, () => cache.get(job));
-        METRICS.captureCache.inc({ result: hit ? "hit" : "miss" });
-        if (hit) {
+        const ageMs = hit ? Math.max(0, clock.now() - hit.capturedAt) : 0;
+        const young = hit !== null && (maxAgeMs === undefined || ageMs <= maxAgeMs);
+        const stale = hit !== null && !young && options.staleWhileRevalidate === true;
+        METRICS.captureCache.inc({ result: young || stale ? "hit" : "miss" });
+        if (hit && (young || stale)) {
+          if (stale) revalidate(key, job);
           refuseErrorPage(hit);
-          return { ...hit, cached: true };
+          const age = Math.floor(ageMs / 1000);
+          return { ...hit, cached: true, age, ...(stale ? { stale: true } : {}) };
         }
       }
       if (signal?.aborted) throw cancelledError();
-      const key = `${job.url}\n${job.deviceType}\n${job.colorScheme}\n` +
-        (await optionsDigest(job.options) ?? "");
       let flight = flights.get(key);
       // Plain requests join any render of the key. A forceRefresh request joins only a render
       // started for another forceRefresh (a burst of identical refreshes renders once): a
       // render started for a cache miss may have begun well before the refresh was asked for,
       // so the refresh starts its own, which then becomes the one that writes the cache.
-      if (!flight || (forceRefresh && !flight.forced)) flight = startFlight(key, job, forceRefresh);
+      if (!flight || (forceRefresh && !flight.forced)) {
+        flight = startFlight(key, job, { forced: forceRefresh });
+      }
       if (failOnHttpError) flight.cacheErrorPages = false;
       const capture = await join(flight, signal);
       refuseErrorPage(capture);
-      return { ...capture, cached: false };
+      return { ...capture, cached: false, age: 0 };
     },
 
     stats: () => ({ ...slots.stats(), flights: flights.size }),

@@ -5,6 +5,12 @@ import { createCaptureApp, pngOf } from "../helpers/capture_app.ts";
 import { pngSize } from "../helpers/png.ts";
 import { shadeOf, solidCapturer } from "../helpers/solid_capturer.ts";
 
+/** Lets pending callbacks run until `condition` holds (no fixed sleeps). */
+async function until(condition: () => boolean) {
+  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((r) => setTimeout(r, 0));
+  assert.ok(condition(), "condition reached");
+}
+
 Deno.test("a desktop capture is a 1920x1080 PNG with its metadata and headers", async () => {
   const t = await createCaptureApp();
   try {
@@ -13,6 +19,7 @@ Deno.test("a desktop capture is a 1920x1080 PNG with its metadata and headers", 
     assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
     const body = await res.json();
     assert.deepEqual(Object.keys(body).sort(), [
+      "age",
       "cached",
       "colorScheme",
       "deviceType",
@@ -136,6 +143,8 @@ Deno.test("a cached capture expires after CACHE_TTL_SECONDS on the injected cloc
   const t = await createCaptureApp({ env: { CACHE_TTL_SECONDS: "60" }, deps: { clock } });
   try {
     await (await t.shoot({ url: "https://example.com/" })).body?.cancel();
+    // The cache write ends after the answer; the entry's life starts there.
+    await until(() => t.deps.screenshots.stats().flights === 0);
     clock.advance(59_000);
     assert.equal((await (await t.shoot({ url: "https://example.com/" })).json()).cached, true);
     clock.advance(2_000);
