@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Buffer } from "node:buffer";
-import { requireEngine } from "../lib/capture/page/adblock.ts";
+import { requireAnnoyances, requireEngine } from "../lib/capture/page/adblock.ts";
 import { canonicalOptions, hasOptions } from "../lib/capture/request/options.ts";
 import { checkCredentials } from "../lib/capture/request/credentials.ts";
 import { resolveViewport } from "../lib/capture/request/viewport.ts";
@@ -69,7 +69,7 @@ const captureRoute = createRoute({
       },
       503: {
         when: "No capture backend can run, the capture queue is full (see Retry-After), or " +
-          "blockAds was asked for while no filter list is loaded.",
+          "blockAds or hideAnnoyances was asked for while its filter lists are not loaded.",
         codes: ["upstream_unavailable"],
       },
     }),
@@ -131,6 +131,7 @@ export function createScreenshotRouter() {
         Object.assign(c.var.logFields, await targetLogFields(url));
         // Before the quota: a capture that cannot block ads would only waste the client's turn.
         if (body.blockAds) requireEngine(adFilters);
+        if (body.hideAnnoyances) requireAnnoyances(adFilters);
         // After validation, so refused requests do not use up the client's quota.
         await enforceCaptureRateLimit(c);
         const job = {

@@ -136,6 +136,13 @@ export const ScreenshotRequestSchema = z.object({
       "filter lists. 503 `upstream_unavailable` while the service has no list loaded.",
     example: false,
   }),
+  hideAnnoyances: z.boolean().default(false).openapi({
+    description: "true hides chat widgets (Intercom, Drift, HubSpot, Crisp, Tawk and the " +
+      "like), newsletter and notification pop-ups and social overlays, with the element-hiding " +
+      "rules of maintained filter lists (Fanboy's Annoyance List by default). 503 " +
+      "`upstream_unavailable` while the service has no such list loaded.",
+    example: false,
+  }),
   hideCookieBanners: z.boolean().default(false).openapi({
     description: "true answers consent dialogs with reject where the platform allows it " +
       "(DuckDuckGo autoconsent rules: OneTrust, Cookiebot, Didomi, Quantcast, TrustArc, " +

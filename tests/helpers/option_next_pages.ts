@@ -13,6 +13,13 @@ function html(body: string, status = 200): Response {
   );
 }
 
+/**
+ * The annoyance list the tests serve themselves (EasyList syntax): a generic element rule for
+ * Intercom's launcher, of the kind Fanboy's Annoyance List carries.
+ */
+export const TEST_ANNOYANCE_LIST = "! Title: shotline test annoyance list\n" +
+  "##.intercom-lightweight-app\n";
+
 /** What the pages reported, by name (the last report wins). */
 export type Reports = Map<string, Record<string, unknown>>;
 
@@ -23,7 +30,8 @@ const report = (name: string, expression: string) =>
 
 /**
  * Routes: /size (reports innerWidth, innerHeight, userAgent, touch), /not-found (a 404 page),
- * /plain (white), /panel (a button at the top that shows a green panel at y 600, after a
+ * /plain (white), /chat (Intercom's launcher markup, a red 60 px bubble at the bottom right),
+ * /annoyances.txt (TEST_ANNOYANCE_LIST), /panel (a button at the top that shows a green panel at y 600, after a
  * short fetch), /badge (no background; a 200x200 green circle at 100,100), /stack (a 300 px red banner above a blue block), /report (records a report). Only the pages' own behaviour lives here; headers are recorded
  * by the server helper of each test file.
  */
@@ -47,6 +55,16 @@ export function nextOptionRoutes(reports: Reports): Record<string, Route> {
           `</div><script>toggle.addEventListener("click", async () => { await fetch("/plain"); ` +
           `panel.style.display = "block"; });</script>`,
       ),
+    "/chat": () =>
+      html(
+        `<div style="height:100vh"></div><div class="intercom-lightweight-app">` +
+          `<div class="intercom-lightweight-app-launcher intercom-launcher" role="button" ` +
+          `tabindex="0" aria-label="Open Intercom Messenger" style="position:fixed;z-index:9;` +
+          `bottom:20px;right:20px;width:60px;height:60px;border-radius:50%;background:#ff0000">` +
+          `</div></div>`,
+      ),
+    "/annoyances.txt": () =>
+      new Response(TEST_ANNOYANCE_LIST, { headers: { "content-type": "text/plain" } }),
     "/badge": () =>
       new Response(
         `<!doctype html><html><head>${HEAD}</head><body style="margin:0;padding:100px">` +

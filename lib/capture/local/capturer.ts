@@ -11,7 +11,12 @@ import type { Dialer } from "../../egress/policy.ts";
 import { createEgressProxy, type EgressSession } from "../../egress/proxy.ts";
 import { type ContextOpener, createPagePool, type PagePool } from "./context_pool.ts";
 import { runBoundarySelfTest, warnIfUntested } from "./self_test.ts";
-import { adRequestBlocker, interceptRequests, requireEngine } from "../page/adblock.ts";
+import {
+  adRequestBlocker,
+  interceptRequests,
+  requireAnnoyances,
+  requireEngine,
+} from "../page/adblock.ts";
 import type { AdFilters } from "../page/adblock_lists.ts";
 import { render } from "../page/render.ts";
 import { redactUrls } from "../request/log_target.ts";
@@ -152,6 +157,7 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
             options: job.options,
             engine,
             credentials: job.credentials,
+            annoyances: job.options?.hideAnnoyances ? requireAnnoyances(options.adFilters) : null,
           });
           return { ...rendered, strategy: CHROMIUM_LOCAL };
         } finally {

@@ -19,6 +19,22 @@ export function filtersUnavailable(): ApiError {
   });
 }
 
+/** 503 for hideAnnoyances while no annoyance list was ever loaded. */
+function annoyancesUnavailable(): ApiError {
+  return new ApiError(503, "upstream_unavailable", "The annoyance filter lists are not loaded.", {
+    hint: "hideAnnoyances needs the filter lists of ANNOYANCE_LIST_URLS, which this instance " +
+      "has not been able to load yet; retry later, or capture without hideAnnoyances.",
+    headers: { "Retry-After": "30" },
+  });
+}
+
+/** The loaded annoyance engine (hideAnnoyances), or the 503 that says none is. */
+export function requireAnnoyances(filters: AdFilters | undefined): FiltersEngine {
+  const engine = filters?.annoyances();
+  if (!engine) throw annoyancesUnavailable();
+  return engine;
+}
+
 /** The loaded engine, or the 503 that says none is. */
 export function requireEngine(filters: AdFilters | undefined): FiltersEngine {
   const engine = filters?.engine();

@@ -90,6 +90,8 @@ export interface FinishContext {
   options: CaptureOptions;
   /** The ad filter engine, when blockAds is on. */
   engine?: FiltersEngine | null;
+  /** The annoyance filter engine, when hideAnnoyances is on. */
+  annoyances?: FiltersEngine | null;
   /** performance.now() at which the capture budget ends. */
   budgetEnd: number;
 }
@@ -127,7 +129,7 @@ export async function finishOptions(page: Page, context: FinishContext): Promise
 
 /** Nudges a full page, adds the hiding stylesheet and measures the area to shoot. */
 async function prepareShot(page: Page, context: FinishContext): Promise<ShotArea> {
-  const { options, engine, budgetEnd } = context;
+  const { options, engine, annoyances, budgetEnd } = context;
   if (options.fullPage) {
     await nudgeLazyContent(page, {
       scale: options.scale ?? 1,
@@ -136,6 +138,8 @@ async function prepareShot(page: Page, context: FinishContext): Promise<ShotArea
   }
   const css: string[] = [];
   if (engine && options.blockAds) css.push(await adHidingCss(engine, page));
+  // The maintained lists' element rules, never hand-written selectors: they follow the widgets.
+  if (annoyances && options.hideAnnoyances) css.push(await adHidingCss(annoyances, page));
   if (options.hideCookieBanners) css.push(CONSENT_FALLBACK_CSS);
   await addStyles(page, {
     css,

@@ -48,6 +48,8 @@ export interface RenderRequest {
   engine?: FiltersEngine | null;
   /** Cookies and headers for the target's origin only (page/credentials.ts). */
   credentials?: Credentials;
+  /** The annoyance filter engine (hideAnnoyances hides chat widgets and pop-ups with it). */
+  annoyances?: FiltersEngine | null;
 }
 
 /**
@@ -55,7 +57,7 @@ export interface RenderRequest {
  * otherwise); throws for what the caller maps to API errors.
  */
 export async function render(page: Page, request: RenderRequest): Promise<Rendered> {
-  const { session, url, timeoutMs, options = {}, engine, credentials } = request;
+  const { session, url, timeoutMs, options = {}, engine, credentials, annoyances } = request;
   const budgetEnd = performance.now() + timeoutMs;
   const network = trackNetwork(page, url);
   let sender: { stop(): Promise<void> } | null = null;
@@ -81,7 +83,12 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     if (page.mainFrame().url().startsWith("chrome-error:")) {
       throw new Error(`net::ERR_FAILED after a later navigation of ${url}`);
     }
-    const { clip, truncated } = await finishOptions(page, { options, engine, budgetEnd });
+    const { clip, truncated } = await finishOptions(page, {
+      options,
+      engine,
+      annoyances,
+      budgetEnd,
+    });
     const png = await withTimeout(
       traced("capture.screenshot", {}, () =>
         page.screenshot({

@@ -13,7 +13,7 @@ import type { Cidr } from "../../cidr.ts";
 import { captureFailure } from "../page/failures.ts";
 import { emulateDevice, userAgentsOf } from "../local/context_pool.ts";
 import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
-import { adRequestBlocker, requireEngine } from "../page/adblock.ts";
+import { adRequestBlocker, requireAnnoyances, requireEngine } from "../page/adblock.ts";
 import type { AdFilters } from "../page/adblock_lists.ts";
 import { render } from "../page/render.ts";
 import { createRequestGuard } from "../../egress/request_guard.ts";
@@ -203,6 +203,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           options: job.options,
           engine,
           credentials: job.credentials,
+          annoyances: job.options?.hideAnnoyances ? requireAnnoyances(options.adFilters) : null,
         });
         return { ...rendered, strategy: CHROMIUM_REMOTE };
       } catch (error) {

@@ -46,6 +46,7 @@ export interface CaptureOptions {
   clickSelector?: string;
   transparent?: boolean;
   blockAds?: boolean;
+  hideAnnoyances?: boolean;
   hideCookieBanners?: boolean;
   waitForSelector?: string;
   delayMs?: number;
@@ -70,6 +71,7 @@ export const DEFAULT_OPTIONS: Required<
   removeSelectors: [],
   transparent: false,
   blockAds: false,
+  hideAnnoyances: false,
   hideCookieBanners: false,
   delayMs: 0,
 };

@@ -22,6 +22,7 @@ Deno.test("the newer capture options do what they say, in real Chromium", async 
       ALLOW_PRIVATE_NETWORK: "true",
       RATE_LIMIT_PER_MINUTE: "1000",
       CAPTURE_TIMEOUT_MS: "4000",
+      ANNOYANCE_LIST_URLS: `${pages.origin}/annoyances.txt`,
     },
   });
   const { app } = harness;
@@ -127,6 +128,12 @@ Deno.test("the newer capture options do what they say, in real Chromium", async 
         assert.deepEqual(opaque.image.rgb(0, 0), WHITE);
       },
     );
+    await t.step("hideAnnoyances: Intercom's launcher is hidden by the list's rule", async () => {
+      const plain = await capture("/chat");
+      assert.deepEqual(plain.image.rgb(1870, 1030), RED, "the bubble");
+      const { image } = await capture("/chat", { hideAnnoyances: true });
+      assert.deepEqual(image.rgb(1870, 1030), WHITE);
+    });
   } finally {
     await harness.close();
     await pages.close();

@@ -79,3 +79,15 @@ Deno.test("bad styles, clickSelector and removeSelectors are 400s", async () => 
     await t.close();
   }
 });
+
+Deno.test("hideAnnoyances answers 503 naming ANNOYANCE_LIST_URLS while no list is loaded", async () => {
+  const t = await createCaptureApp();
+  try {
+    const res = await t.shoot({ url: URL_A, hideAnnoyances: true });
+    const body = await assertEnvelope(t.app, res, 503, "upstream_unavailable");
+    assert.match(String(body.hint), /ANNOYANCE_LIST_URLS/);
+    assert.equal(t.capture.jobs.length, 0);
+  } finally {
+    await t.close();
+  }
+});
