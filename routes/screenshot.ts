@@ -1,9 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Buffer } from "node:buffer";
 import { requireAnnoyances, requireEngine } from "../lib/capture/page/adblock.ts";
-import { canonicalOptions, hasOptions } from "../lib/capture/request/options.ts";
-import { checkCredentials } from "../lib/capture/request/credentials.ts";
-import { resolveViewport } from "../lib/capture/request/viewport.ts";
+import { hasOptions } from "../lib/capture/request/options.ts";
+import { planCapture } from "../lib/capture/request/plan.ts";
 import { parseTargetUrl } from "../lib/capture/request/target_url.ts";
 import { targetLogFields } from "../lib/capture/request/log_target.ts";
 import { readImageInfo } from "../lib/codecs/image_info.ts";
@@ -97,33 +96,9 @@ export function createScreenshotRouter() {
     async (c) => {
       const { config, screenshots, adFilters } = c.var.deps;
       const body = c.req.valid("json");
-      const {
-        url: sentUrl,
-        deviceType: sentDeviceType,
-        colorScheme,
-        forceRefresh: sentForceRefresh = false,
-        maxAge,
-        staleWhileRevalidate = false,
-        failOnHttpError = false,
-        cookies,
-        headers,
-        ...requested
-      } = body;
-      if (maxAge !== undefined && maxAge > config.CACHE_TTL_SECONDS) {
-        throw new ApiError(400, "invalid_request", "maxAge is longer than the cache keeps.", {
-          hint: `Send maxAge between 0 and ${config.CACHE_TTL_SECONDS} seconds (the cache ` +
-            "lifetime); leave it out to accept any cached capture.",
-        });
-      }
-      // maxAge 0 accepts no cached capture at all: that is a refresh.
-      const forceRefresh = sentForceRefresh || maxAge === 0;
-      // Secrets: checked here, kept out of the options (so out of every key and log line).
-      const credentials = checkCredentials({ cookies, headers });
-      // A named device brings its device type; a width or height at the default is none.
-      const viewport = resolveViewport(sentDeviceType, requested);
-      const deviceType = viewport.deviceType;
-      // Defaults dropped: a request without options is the very job it always was.
-      const options = canonicalOptions(viewport.options);
+      const { url: sentUrl, ...fields } = body;
+      const plan = planCapture(fields, { cacheTtlSeconds: config.CACHE_TTL_SECONDS });
+      const { deviceType, colorScheme, options, credentials } = plan;
       let outcome;
       let url: string;
       try {
@@ -144,19 +119,14 @@ export function createScreenshotRouter() {
         const attributes = {
           deviceType,
           colorScheme,
-          forceRefresh,
+          forceRefresh: plan.take.forceRefresh,
           scale: options.scale ?? 1,
           fullPage: options.fullPage ?? false,
           // Whether the capture was private; never what it carried.
           credentials: credentials !== undefined,
         };
         outcome = await traced("capture", attributes, async (span) => {
-          const taken = await screenshots.take(job, {
-            forceRefresh,
-            failOnHttpError,
-            ...(maxAge !== undefined ? { maxAgeMs: maxAge * 1000, staleWhileRevalidate } : {}),
-            signal: c.req.raw.signal,
-          });
+          const taken = await screenshots.take(job, { ...plan.take, signal: c.req.raw.signal });
           span.setAttributes({ cached: taken.cached, backend: taken.strategy });
           return taken;
         });
