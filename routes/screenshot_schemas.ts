@@ -44,19 +44,6 @@ export const ScreenshotRequestSchema = z.object({
     description: "Sent to the page as prefers-color-scheme.",
     example: "light",
   }),
-  maxAge: z.int().min(0).optional().openapi({
-    description: "Seconds: serve a cached capture only if it is at most this old, else render " +
-      "anew (and replace the entry). 0 is forceRefresh. At most the service's cache lifetime " +
-      "(CACHE_TTL_SECONDS, 172800 by default); more is a 400. The response's `age` says how " +
-      "old the image is.",
-    example: 3600,
-  }),
-  staleWhileRevalidate: z.boolean().default(false).openapi({
-    description: "With maxAge: a cached capture older than maxAge is served at once (with " +
-      "`stale: true`) and refreshed in the background for the next request: one refresh per " +
-      "capture at a time, and only while no capture waits for a render slot.",
-    example: false,
-  }),
   width: z.int().min(MIN_WIDTH).max(MAX_WIDTH).optional().openapi({
     description: `Viewport width in CSS px (${MIN_WIDTH} to ${MAX_WIDTH}); default the ` +
       "device's or deviceType's. deviceType still sets the user agent and touch. width x " +
@@ -76,6 +63,19 @@ export const ScreenshotRequestSchema = z.object({
   }),
   forceRefresh: z.boolean().default(false).openapi({
     description: "true bypasses the cached capture and replaces it with a new render.",
+    example: false,
+  }),
+  maxAge: z.int().min(0).optional().openapi({
+    description: "Seconds: serve a cached capture only if it is at most this old, else render " +
+      "anew (and replace the entry). 0 is forceRefresh. At most the service's cache lifetime " +
+      "(CACHE_TTL_SECONDS, 172800 by default); more is a 400. The response's `age` says how " +
+      "old the image is.",
+    example: 3600,
+  }),
+  staleWhileRevalidate: z.boolean().default(false).openapi({
+    description: "With maxAge: a cached capture older than maxAge is served at once (with " +
+      "`stale: true`) and refreshed in the background for the next request: one refresh per " +
+      "capture at a time, and only while no capture waits for a render slot.",
     example: false,
   }),
   fullPage: z.boolean().default(false).openapi({
