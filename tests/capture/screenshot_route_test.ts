@@ -1,15 +1,10 @@
 import assert from "node:assert/strict";
 import type { Store } from "../../lib/store/store.ts";
 import { manualClock } from "../helpers/app.ts";
+import { eventually } from "../helpers/fault_checks.ts";
 import { createCaptureApp, pngOf } from "../helpers/capture_app.ts";
 import { pngSize } from "../helpers/png.ts";
 import { shadeOf, solidCapturer } from "../helpers/solid_capturer.ts";
-
-/** Lets pending callbacks run until `condition` holds (no fixed sleeps). */
-async function until(condition: () => boolean) {
-  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((r) => setTimeout(r, 0));
-  assert.ok(condition(), "condition reached");
-}
 
 Deno.test("a desktop capture is a 1920x1080 PNG with its metadata and headers", async () => {
   const t = await createCaptureApp();
@@ -144,7 +139,7 @@ Deno.test("a cached capture expires after CACHE_TTL_SECONDS on the injected cloc
   try {
     await (await t.shoot({ url: "https://example.com/" })).body?.cancel();
     // The cache write ends after the answer; the entry's life starts there.
-    await until(() => t.deps.screenshots.stats().flights === 0);
+    await eventually(() => t.deps.screenshots.stats().flights === 0, "the cache write ended");
     clock.advance(59_000);
     assert.equal((await (await t.shoot({ url: "https://example.com/" })).json()).cached, true);
     clock.advance(2_000);

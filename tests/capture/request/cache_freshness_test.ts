@@ -8,14 +8,9 @@ import type { Store } from "../../../lib/store/store.ts";
 import { manualClock } from "../../helpers/app.ts";
 import { createCaptureApp } from "../../helpers/capture_app.ts";
 import { assertEnvelope } from "../../helpers/envelope.ts";
+import { eventually } from "../../helpers/fault_checks.ts";
 
 const URL_A = "https://example.com/a";
-
-/** Lets pending callbacks run until `condition` holds (no fixed sleeps). */
-async function until(condition: () => boolean) {
-  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((r) => setTimeout(r, 0));
-  assert.ok(condition(), "condition reached");
-}
 
 Deno.test("maxAge: a young entry is served with its age, an old one is rendered anew", async () => {
   const clock = manualClock();
@@ -28,14 +23,14 @@ Deno.test("maxAge: a young entry is served with its age, an old one is rendered 
   };
   try {
     assert.deepEqual([(await take()).cached, (await take()).cached], [false, true]);
-    await until(() => t.deps.screenshots.stats().flights === 0);
+    await eventually(() => t.deps.screenshots.stats().flights === 0, "the cache write ended");
     clock.advance(100_500);
     const young = await take({ maxAge: 200 });
     assert.deepEqual([young.cached, young.age], [true, 100]);
     const old = await take({ maxAge: 50 });
     assert.deepEqual([old.cached, old.age], [false, 0]);
     assert.equal(t.capture.jobs.length, 2);
-    await until(() => t.deps.screenshots.stats().flights === 0);
+    await eventually(() => t.deps.screenshots.stats().flights === 0, "the cache write ended");
     const replaced = await take();
     assert.deepEqual([replaced.cached, replaced.age], [true, 0], "the new render replaced it");
     const zero = await take({ maxAge: 0 });
@@ -76,7 +71,7 @@ Deno.test("staleWhileRevalidate: a stale entry answers at once and is refreshed 
   const t = await createCaptureApp({ deps: { clock } });
   try {
     await (await t.shoot({ url: URL_A })).body?.cancel();
-    await until(() => t.deps.screenshots.stats().flights === 0);
+    await eventually(() => t.deps.screenshots.stats().flights === 0, "the cache write ended");
     clock.advance(120_000);
     t.capture.hold();
     const body = { url: URL_A, maxAge: 60, staleWhileRevalidate: true };
@@ -88,7 +83,7 @@ Deno.test("staleWhileRevalidate: a stale entry answers at once and is refreshed 
     }
     assert.equal(t.capture.jobs.length, 2, "one background refresh for three stale answers");
     t.capture.release();
-    await until(() => t.deps.screenshots.stats().flights === 0);
+    await eventually(() => t.deps.screenshots.stats().flights === 0, "the cache write ended");
     const fresh = await (await t.shoot(body)).json();
     assert.deepEqual([fresh.cached, fresh.stale, fresh.age], [true, undefined, 0]);
     assert.equal(t.capture.jobs.length, 2);
@@ -116,7 +111,7 @@ Deno.test("a fresh capture answers before its slow cache write; a request meanwh
     const first = await t.shoot({ url: URL_A });
     assert.equal(first.status, 200, "answered while the write is held");
     const image = (await first.json()).screenshot;
-    await until(() => writes === 1);
+    await eventually(() => writes === 1, "the write started");
     const second = await t.shoot({ url: URL_A });
     assert.equal(second.status, 200);
     const json = await second.json();
@@ -124,7 +119,7 @@ Deno.test("a fresh capture answers before its slow cache write; a request meanwh
     assert.equal(json.screenshot, image);
     assert.equal(t.capture.jobs.length, 1, "the second request got the same render");
     gate.resolve();
-    await until(() => t.deps.screenshots.stats().flights === 0);
+    await eventually(() => t.deps.screenshots.stats().flights === 0, "the cache write ended");
     const third = await t.shoot({ url: URL_A });
     assert.equal((await third.json()).cached, true, "the write landed");
     assert.equal(t.capture.jobs.length, 1);
