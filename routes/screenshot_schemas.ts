@@ -204,7 +204,11 @@ export const ScreenshotResponseSchema = z.object({
       "port and fragment dropped, path and query kept.",
     example: "https://example.com/",
   }),
-  cached: z.boolean().openapi({ description: "true when served from the cache.", example: false }),
+  cached: z.boolean().openapi({
+    description: "true when served from the cache (or from an identical render that finished " +
+      "just before and is still being written to it).",
+    example: false,
+  }),
   age: z.int().openapi({
     description: "Seconds since the image was rendered: 0 for a fresh capture.",
     example: 0,

@@ -257,15 +257,18 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
       const key = `${job.url}\n${job.deviceType}\n${job.colorScheme}\n` +
         (await optionsDigest(job.options) ?? "");
       // A finished render whose write is still running is the entry the store is about to
-      // hold (newer than the one it may still have): served as that entry.
-      const writing = flights.get(key)?.done;
-      if (!forceRefresh && writing) {
-        const ageMs = Math.max(0, clock.now() - writing.capturedAt);
-        if (maxAgeMs === undefined || ageMs <= maxAgeMs) {
-          refuseErrorPage(writing);
-          return { ...writing, cached: true, age: Math.floor(ageMs / 1000) };
-        }
-      }
+      // hold (newer than the one it may still have): served as that entry, before the store
+      // is read and again after a miss (it may have finished meanwhile).
+      const fromWrite = (): ScreenshotOutcome | null => {
+        const done = flights.get(key)?.done;
+        if (forceRefresh || !done) return null;
+        const ageMs = Math.max(0, clock.now() - done.capturedAt);
+        if (maxAgeMs !== undefined && ageMs > maxAgeMs) return null;
+        refuseErrorPage(done);
+        return { ...done, cached: true, age: Math.floor(ageMs / 1000) };
+      };
+      const written = fromWrite();
+      if (written) return written;
       if (!forceRefresh) {
         const hit = await traced("capture.cache_read", {}, () => cache.get(job));
         const ageMs = hit ? Math.max(0, clock.now() - hit.capturedAt) : 0;
@@ -279,13 +282,17 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
           return { ...hit, cached: true, age, ...(stale ? { stale: true } : {}) };
         }
       }
+      const landed = fromWrite();
+      if (landed) return landed;
       if (signal?.aborted) throw cancelledError();
       let flight = flights.get(key);
       // Plain requests join any render of the key. A forceRefresh request joins only a render
       // started for another forceRefresh (a burst of identical refreshes renders once): a
       // render started for a cache miss may have begun well before the refresh was asked for,
       // so the refresh starts its own, which then becomes the one that writes the cache.
-      if (!flight || (forceRefresh && !flight.forced)) {
+      // A finished render (its write still running) reaches here only when it is not wanted:
+      // a refresh, or older than maxAge. It is not joined.
+      if (!flight || flight.done || (forceRefresh && !flight.forced)) {
         flight = startFlight(key, job, { forced: forceRefresh });
       }
       if (failOnHttpError) flight.cacheErrorPages = false;

@@ -129,3 +129,29 @@ Deno.test("a fresh capture answers before its slow cache write; a request meanwh
     kv.close();
   }
 });
+
+Deno.test("a forceRefresh during the previous refresh's cache write renders anew", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const inner = createKvStore(kv, { now: () => Date.now() });
+  const gate = Promise.withResolvers<void>();
+  const slow: Store = {
+    ...inner,
+    async setBlob(...args) {
+      await gate.promise;
+      return await inner.setBlob(...args);
+    },
+  };
+  const t = await createCaptureApp({ deps: { store: slow } });
+  try {
+    for (let i = 0; i < 2; i++) {
+      const res = await t.shoot({ url: URL_A, forceRefresh: true });
+      assert.equal(res.status, 200);
+      assert.equal((await res.json()).cached, false);
+    }
+    assert.equal(t.capture.jobs.length, 2, "the finished refresh was not joined");
+  } finally {
+    gate.resolve();
+    await t.close();
+    kv.close();
+  }
+});
