@@ -32,6 +32,7 @@ async function main() {
   // The blockAds filter lists load in the background; captures with blockAds answer 503 until then.
   const adFilters = createAdFilters({
     urls: config.ADBLOCK_LIST_URLS,
+    annoyanceUrls: config.ANNOYANCE_LIST_URLS,
     store,
     log,
     clock,

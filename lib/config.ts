@@ -14,6 +14,23 @@ const httpUrl = z.url({ protocol: /^https?$/ });
 const DEFAULT_ADBLOCK_LISTS = "https://easylist.to/easylist/easylist.txt," +
   "https://easylist.to/easylist/easyprivacy.txt";
 
+// Fanboy's Annoyance List (EasyList's maintainers): chat widgets, newsletter and notification
+// pop-ups, social overlays, cookie notices.
+const DEFAULT_ANNOYANCE_LISTS = "https://easylist.to/easylist/fanboy-annoyance.txt";
+
+/** A comma-separated list of http(s) URLs. */
+function urlList(fallback: string) {
+  return z.string().min(1).default(fallback).transform((v, ctx) => {
+    const urls = v.split(",").map((s) => s.trim()).filter(Boolean);
+    for (const url of urls) {
+      if (!httpUrl.safeParse(url).success) {
+        ctx.addIssue({ code: "custom", message: `"${url}" is not an http or https URL` });
+      }
+    }
+    return urls;
+  });
+}
+
 const ConfigSchema = z.object({
   PORT: integer(0, 65535).default(8000),
   HOST: z.string().min(1).default("0.0.0.0"),
@@ -68,15 +85,8 @@ const ConfigSchema = z.object({
     (v) => parseListen(v.replace(/^http:\/\//, "").replace(/\/$/, "")) !== null,
     "the port must be 1 to 65535",
   ).transform((v) => v.replace(/\/$/, "")).optional(),
-  ADBLOCK_LIST_URLS: z.string().min(1).default(DEFAULT_ADBLOCK_LISTS).transform((v, ctx) => {
-    const urls = v.split(",").map((s) => s.trim()).filter(Boolean);
-    for (const url of urls) {
-      if (!httpUrl.safeParse(url).success) {
-        ctx.addIssue({ code: "custom", message: `"${url}" is not an http or https URL` });
-      }
-    }
-    return urls;
-  }),
+  ADBLOCK_LIST_URLS: urlList(DEFAULT_ADBLOCK_LISTS),
+  ANNOYANCE_LIST_URLS: urlList(DEFAULT_ANNOYANCE_LISTS),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 

@@ -1,9 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { Buffer } from "node:buffer";
 import {
-  canonicalOptions,
   hasOptions,
   parseTargetUrl,
+  planCapture,
+  requireAnnoyances,
   requireEngine,
   targetLogFields,
 } from "../lib/capture/mod.ts";
@@ -31,10 +32,13 @@ const captureRoute = createRoute({
   tags: ["Capture"],
   summary: "Capture a web page as a PNG",
   description: "Renders the page in a fresh browser context and returns the PNG base64-encoded. " +
-    "Optional fields take the whole page, a sharper scale, one element, hide elements, ads " +
+    "Optional fields set the viewport or a named device, take the whole page, a sharper " +
+    "scale, one element, hide, remove or click elements, add CSS, drop the background, hide ads " +
     "and consent dialogs, or wait for an element or a delay. Captures are cached per " +
     "normalised URL, device type, colour scheme and the options that differ from their " +
-    "defaults; `forceRefresh` renders anew and replaces the entry. Limited per client IP over a sliding 60 s window " +
+    "defaults; `forceRefresh` renders anew and replaces the entry, `maxAge` sets how old a " +
+    "cached capture may be (`age` says how old it is). A capture with `cookies` or `headers` " +
+    "is never cached. Limited per client IP over a sliding 60 s window " +
     "(cache hits count).",
   request: {
     body: {
@@ -61,9 +65,13 @@ const captureRoute = createRoute({
       413: { when: "The JSON body is over 64 KiB.", codes: ["invalid_request"] },
       429: { when: "Per-IP limit exceeded.", codes: ["rate_limited"] },
       500: { when: "The page could not be loaded or captured.", codes: ["upstream_failed"] },
+      502: {
+        when: "failOnHttpError is true and the page answered with a 4xx or 5xx status.",
+        codes: ["upstream_failed"],
+      },
       503: {
         when: "No capture backend can run, the capture queue is full (see Retry-After), or " +
-          "blockAds was asked for while no filter list is loaded.",
+          "blockAds or hideAnnoyances was asked for while its filter lists are not loaded.",
         codes: ["upstream_unavailable"],
       },
     }),
@@ -91,9 +99,9 @@ export function createScreenshotRouter() {
     async (c) => {
       const { config, screenshots, adFilters } = c.var.deps;
       const body = c.req.valid("json");
-      const { url: sentUrl, deviceType, colorScheme, forceRefresh = false, ...requested } = body;
-      // Defaults dropped: a request without options is the very job it always was.
-      const options = canonicalOptions(requested);
+      const { url: sentUrl, ...fields } = body;
+      const plan = planCapture(fields, { cacheTtlSeconds: config.CACHE_TTL_SECONDS });
+      const { deviceType, colorScheme, options, credentials } = plan;
       let outcome;
       let url: string;
       try {
@@ -101,18 +109,27 @@ export function createScreenshotRouter() {
         Object.assign(c.var.logFields, await targetLogFields(url));
         // Before the quota: a capture that cannot block ads would only waste the client's turn.
         if (body.blockAds) requireEngine(adFilters);
+        if (body.hideAnnoyances) requireAnnoyances(adFilters);
         // After validation, so refused requests do not use up the client's quota.
         await enforceCaptureRateLimit(c);
-        const job = { url, deviceType, colorScheme, ...(hasOptions(options) ? { options } : {}) };
+        const job = {
+          url,
+          deviceType,
+          colorScheme,
+          ...(hasOptions(options) ? { options } : {}),
+          ...(credentials ? { credentials } : {}),
+        };
         const attributes = {
           deviceType,
           colorScheme,
-          forceRefresh,
+          forceRefresh: plan.take.forceRefresh,
           scale: options.scale ?? 1,
           fullPage: options.fullPage ?? false,
+          // Whether the capture was private; never what it carried.
+          credentials: credentials !== undefined,
         };
         outcome = await traced("capture", attributes, async (span) => {
-          const taken = await screenshots.take(job, { forceRefresh, signal: c.req.raw.signal });
+          const taken = await screenshots.take(job, { ...plan.take, signal: c.req.raw.signal });
           span.setAttributes({ cached: taken.cached, backend: taken.strategy });
           return taken;
         });
@@ -132,11 +149,14 @@ export function createScreenshotRouter() {
           .toString("base64"),
         url,
         cached: outcome.cached,
+        age: outcome.age,
+        ...(outcome.stale ? { stale: true as const } : {}),
         strategy: outcome.strategy,
         deviceType,
         colorScheme,
         width,
         height,
+        ...(outcome.targetStatus !== null ? { httpStatus: outcome.targetStatus } : {}),
         ...(outcome.truncated ? { truncated: true as const } : {}),
       }, 200);
     },

@@ -1,15 +1,32 @@
 import { z } from "@hono/zod-openapi";
 import {
   COLOR_SCHEMES,
+  DEVICE_NAMES,
   DEVICE_TYPES,
+  DEVICES,
   MAX_CAPTURE_HEIGHT,
   MAX_CAPTURE_PIXELS,
+  MAX_COOKIE_BYTES,
+  MAX_COOKIES,
   MAX_DELAY_MS,
+  MAX_HEADER_BYTES,
+  MAX_HEADERS,
+  MAX_HEIGHT,
   MAX_HIDE_SELECTORS,
   MAX_SELECTOR_LENGTH,
+  MAX_STYLES_BYTES,
+  MAX_VIEWPORT_PIXELS,
+  MAX_WIDTH,
+  MIN_HEIGHT,
+  MIN_WIDTH,
   SCALES,
 } from "../lib/capture/mod.ts";
 import { RATE_LIMIT_HEADERS } from "../lib/http/openapi_responses.ts";
+
+const DEVICE_LIST = DEVICE_NAMES.map((name) => {
+  const { width, height, scale } = DEVICES[name];
+  return `${name} (${width}x${height} at ${scale})`;
+}).join(", ");
 
 /** Body of POST /api/screenshot; its example feeds the curl line of /llms.txt. */
 export const ScreenshotRequestSchema = z.object({
@@ -27,8 +44,38 @@ export const ScreenshotRequestSchema = z.object({
     description: "Sent to the page as prefers-color-scheme.",
     example: "light",
   }),
+  width: z.int().min(MIN_WIDTH).max(MAX_WIDTH).optional().openapi({
+    description: `Viewport width in CSS px (${MIN_WIDTH} to ${MAX_WIDTH}); default the ` +
+      "device's or deviceType's. deviceType still sets the user agent and touch. width x " +
+      `height x scale^2 may be at most ${MAX_VIEWPORT_PIXELS} image pixels (else 400).`,
+    example: 1440,
+  }),
+  height: z.int().min(MIN_HEIGHT).max(MAX_HEIGHT).optional().openapi({
+    description: `Viewport height in CSS px (${MIN_HEIGHT} to ${MAX_HEIGHT}); default the ` +
+      "device's or deviceType's.",
+    example: 900,
+  }),
+  device: z.enum(DEVICE_NAMES).optional().openapi({
+    description: "A named device: its viewport, pixel ratio, user agent and touch, and the " +
+      "deviceType it belongs to (which replaces the one sent). width, height and a scale " +
+      `other than 1 override its own. Known: ${DEVICE_LIST}. Any other name: 400 listing these.`,
+    example: "iphone-15",
+  }),
   forceRefresh: z.boolean().default(false).openapi({
     description: "true bypasses the cached capture and replaces it with a new render.",
+    example: false,
+  }),
+  maxAge: z.int().min(0).optional().openapi({
+    description: "Seconds: serve a cached capture only if it is at most this old, else render " +
+      "anew (and replace the entry). 0 is forceRefresh. At most the service's cache lifetime " +
+      "(CACHE_TTL_SECONDS, 172800 by default); more is a 400. The response's `age` says how " +
+      "old the image is.",
+    example: 3600,
+  }),
+  staleWhileRevalidate: z.boolean().default(false).openapi({
+    description: "With maxAge: a cached capture older than maxAge is served at once (with " +
+      "`stale: true`) and refreshed in the background for the next request: one refresh per " +
+      "capture at a time, and only while no capture waits for a render slot.",
     example: false,
   }),
   fullPage: z.boolean().default(false).openapi({
@@ -56,9 +103,44 @@ export const ScreenshotRequestSchema = z.object({
         "(visibility: hidden) before the shot.",
       example: [".chat-widget"],
     }),
+  removeSelectors: z.array(z.string().min(1).max(MAX_SELECTOR_LENGTH)).max(MAX_HIDE_SELECTORS)
+    .default([]).openapi({
+      description: `Up to ${MAX_HIDE_SELECTORS} CSS selectors of elements removed from the ` +
+        "layout (display: none) before the shot: what follows moves up, unlike hideSelectors, " +
+        "which keep the space.",
+      example: [".promo-bar"],
+    }),
+  styles: z.string().min(1).refine(
+    (css) => new TextEncoder().encode(css).length <= MAX_STYLES_BYTES,
+    { message: `at most ${MAX_STYLES_BYTES} bytes of CSS (UTF-8)` },
+  ).optional().openapi({
+    description: `CSS text (at most ${MAX_STYLES_BYTES} bytes) added to the page as it loads, ` +
+      "before the page settles, so what it changes is waited for like the rest; the page's " +
+      "Content Security Policy does not refuse it. Use !important to win over the page's own.",
+    example: "header { display: none !important; }",
+  }),
+  clickSelector: z.string().min(1).max(MAX_SELECTOR_LENGTH).optional().openapi({
+    description: "CSS selector of an element clicked once after the page is ready (a real " +
+      "mouse click at its centre), followed by a short settle, before the shot (the scroll " +
+      "position is restored). No visible match, or not valid CSS: 400 `invalid_request`.",
+    example: "#show-details",
+  }),
+  transparent: z.boolean().default(false).openapi({
+    description: "true leaves out the browser's white default background: the PNG has an " +
+      "alpha channel, transparent wherever the page paints no background of its own. With " +
+      "`selector`, an element on a transparent background.",
+    example: false,
+  }),
   blockAds: z.boolean().default(false).openapi({
     description: "true blocks ad and tracker requests and hides ad slots, with EasyList-syntax " +
       "filter lists. 503 `upstream_unavailable` while the service has no list loaded.",
+    example: false,
+  }),
+  hideAnnoyances: z.boolean().default(false).openapi({
+    description: "true hides chat widgets (Intercom, Drift, HubSpot, Crisp, Tawk and the " +
+      "like), newsletter and notification pop-ups and social overlays, with the element-hiding " +
+      "rules of maintained filter lists (Fanboy's Annoyance List by default). 503 " +
+      "`upstream_unavailable` while the service has no such list loaded.",
     example: false,
   }),
   hideCookieBanners: z.boolean().default(false).openapi({
@@ -76,6 +158,33 @@ export const ScreenshotRequestSchema = z.object({
     description: "Wait this long after the page is ready, before the shot; it ends at the " +
       "capture budget at the latest.",
     example: 0,
+  }),
+  cookies: z.array(z.object({
+    name: z.string().min(1).max(256),
+    value: z.string().max(4096),
+  })).max(MAX_COOKIES).optional().openapi({
+    description: `Up to ${MAX_COOKIES} cookies (${MAX_COOKIE_BYTES} bytes in all) for a page ` +
+      "behind a login, sent in the Cookie header of requests to the target's own origin " +
+      "(scheme, host and port) only, after the cookies the site sets itself; never to other " +
+      "origins (third-party subresources, other ports of the host, redirects elsewhere), and " +
+      "not visible to the page's scripts. A capture with cookies or headers is never read " +
+      "from or written to the cache, and their values are never logged.",
+    example: [{ name: "session", value: "abc123" }],
+  }),
+  headers: z.record(z.string(), z.string()).optional().openapi({
+    description: `Up to ${MAX_HEADERS} request headers (${MAX_HEADER_BYTES} bytes in all) ` +
+      "sent, like cookies, on requests to the target's own origin only. Headers the browser " +
+      "or the connection controls are refused with a 400 naming them: Host, Cookie (use " +
+      "`cookies`), Content-Length, Connection and the other hop-by-hop headers, Origin, " +
+      "Referer, User-Agent (use `device`), Proxy-* and Sec-*.",
+    example: { Authorization: "Bearer eyJhbGciOi..." },
+  }),
+  failOnHttpError: z.boolean().default(false).openapi({
+    description: "true answers 502 `upstream_failed` (the status in its hint) instead of an " +
+      "image when the page's main document ends with a 4xx or 5xx status; such a render is not " +
+      "cached. Also applies to a cached capture of an error page. It does not change the " +
+      "render, so it is not part of the cache key.",
+    example: false,
   }),
 }).openapi("ScreenshotRequest", {
   example: { url: "https://example.com", deviceType: "desktop", colorScheme: "light" },
@@ -95,13 +204,31 @@ export const ScreenshotResponseSchema = z.object({
       "port and fragment dropped, path and query kept.",
     example: "https://example.com/",
   }),
-  cached: z.boolean().openapi({ description: "true when served from the cache.", example: false }),
+  cached: z.boolean().openapi({
+    description: "true when served from the cache (or from an identical render that finished " +
+      "just before and is still being written to it).",
+    example: false,
+  }),
+  age: z.int().openapi({
+    description: "Seconds since the image was rendered: 0 for a fresh capture.",
+    example: 0,
+  }),
+  stale: z.literal(true).optional().openapi({
+    description: "Present when a capture older than maxAge was served under " +
+      "staleWhileRevalidate; a refresh runs in the background.",
+    example: true,
+  }),
   strategy: z.string().optional().openapi({
     description: "The capture backend that produced the image (also on a cache hit).",
     example: "chromium-local",
   }),
   deviceType: z.enum(DEVICE_TYPES).optional().openapi({ example: "desktop" }),
   colorScheme: z.enum(COLOR_SCHEMES).optional().openapi({ example: "light" }),
+  httpStatus: z.int().optional().openapi({
+    description: "HTTP status of the page's main document after redirects (as X-Target-Status), " +
+      "when known; on a cache hit, the status of the cached render.",
+    example: 200,
+  }),
   width: z.int().openapi({ description: "Width of the PNG in pixels.", example: 1920 }),
   height: z.int().openapi({ description: "Height of the PNG in pixels.", example: 1080 }),
   truncated: z.literal(true).optional().openapi({

@@ -152,7 +152,12 @@ async function main() {
           ),
         ].join("\n"),
       );
-      ok = report(await demonstrate(instances[0].url, instances[1].url, shared.pagesOrigin));
+      // The instances are other processes: their cache writes (which end after the answer,
+      // within ms on loopback, 3 s at most) cannot be watched from here, so give them a moment.
+      const landed = () => new Promise<void>((resolve) => setTimeout(resolve, 500));
+      ok = report(
+        await demonstrate(instances[0].url, instances[1].url, shared.pagesOrigin, landed),
+      );
       if (keep) {
         console.log("\nStill running (--keep): press Ctrl-C to stop everything.");
         await new Promise<void>((resolve) => Deno.addSignalListener("SIGINT", resolve));

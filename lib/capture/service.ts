@@ -15,6 +15,10 @@ export const DEFAULT_MAX_CACHED_PNG_BYTES = 8 * 1024 * 1024;
 /** What a request gets: the image, who made it, and whether it came from the cache. */
 export interface ScreenshotOutcome extends CachedCapture {
   cached: boolean;
+  /** Whole seconds since the render (0 for a fresh one). */
+  age: number;
+  /** Served past maxAge under staleWhileRevalidate, while a refresh runs. */
+  stale?: boolean;
 }
 
 export interface TakeOptions {
@@ -22,6 +26,15 @@ export interface TakeOptions {
   forceRefresh?: boolean;
   /** The client's request signal: when every waiter of a render is gone, the render is aborted. */
   signal?: AbortSignal;
+  /** failOnHttpError: a 4xx/5xx page is a 502 for this request, and its render is not cached. */
+  failOnHttpError?: boolean;
+  /** maxAge in ms: a cached capture older than this is not served (rendered anew instead). */
+  maxAgeMs?: number;
+  /**
+   * staleWhileRevalidate: a cached capture past maxAgeMs is served at once and refreshed in
+   * the background (one refresh per key, only while no render waits for a slot).
+   */
+  staleWhileRevalidate?: boolean;
 }
 
 export interface ScreenshotService {
@@ -56,6 +69,12 @@ interface Flight {
   forced: boolean;
   controller: AbortController;
   waiters: number;
+  /** A stale-while-revalidate refresh nobody waits for: a leaving joiner does not abort it. */
+  background: boolean;
+  /** Whether a 4xx/5xx render may be cached: no waiter asked for failOnHttpError. */
+  cacheErrorPages: boolean;
+  /** The finished render while its cache write is still running: newer than the store's. */
+  done?: CachedCapture;
   promise: Promise<CachedCapture>;
 }
 
@@ -66,6 +85,19 @@ function cancelledError(): ApiError {
       "finished.",
     { hint: "Keep the connection open until the capture completes." },
   );
+}
+
+/** A target's error status, for failOnHttpError: the target's answer is what failed. */
+function targetStatusError(status: number): ApiError {
+  return new ApiError(502, "upstream_failed", `The page answered with HTTP ${status}.`, {
+    hint: `The target's main document ended with status ${status} (failOnHttpError is on); ` +
+      "check the URL, or send failOnHttpError: false to capture the page as a browser shows it.",
+  });
+}
+
+/** Whether a main-document status is an HTTP error (4xx or 5xx). */
+function isErrorStatus(status: number | null): status is number {
+  return status !== null && status >= 400;
 }
 
 /** The deadline's error: the capturer ignored its own timeouts. */
@@ -126,31 +158,70 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
     }
   }
 
-  function startFlight(key: string, job: CaptureJob, forced: boolean): Flight {
+  /** Writes a finished render of the flight's key, unless a newer flight or a rule says not. */
+  async function keep(flight: Flight, job: CaptureJob, capture: CachedCapture): Promise<void> {
+    // Only the current flight of a key writes: an older render that finishes after a
+    // forceRefresh render must not put its older image back.
+    if (flights.get(flight.key) !== flight) return;
+    // failOnHttpError: an error page is refused to its asker, so it is not kept either.
+    if (isErrorStatus(capture.targetStatus) && !flight.cacheErrorPages) return;
+    if (capture.png.byteLength <= maxCachedBytes) {
+      await traced("capture.cache_write", {}, () => cache.set(job, capture));
+    } else {
+      log.warn("capture too large to cache; served only", {
+        ...await targetLogFields(job.url),
+        bytes: capture.png.byteLength,
+        maxCachedBytes,
+      });
+    }
+  }
+
+  function startFlight(
+    key: string,
+    job: CaptureJob,
+    options: { forced: boolean; background?: boolean },
+  ): Flight {
     const controller = new AbortController();
-    const promise = render(job, controller.signal)
-      .then(async (capture) => {
-        // Only the current flight of a key writes: an older render that finishes after a
-        // forceRefresh render must not put its older image back.
-        if (flights.get(key) !== flight) return capture;
-        if (capture.png.byteLength <= maxCachedBytes) {
-          await traced("capture.cache_write", {}, () => cache.set(job, capture));
-        } else {
-          log.warn("capture too large to cache; served only", {
-            ...await targetLogFields(job.url),
-            bytes: capture.png.byteLength,
-            maxCachedBytes,
-          });
-        }
-        return capture;
-      })
+    const promise = render(job, controller.signal);
+    promise.catch(() => {}); // every waiter may have left; the rejection is theirs
+    const flight: Flight = {
+      key,
+      forced: options.forced,
+      background: options.background ?? false,
+      controller,
+      waiters: 0,
+      cacheErrorPages: true,
+      promise,
+    };
+    flights.set(key, flight);
+    // Waiters get the image as soon as it is ready, not after the store write (a network
+    // store is felt); the flight stays joinable until the write ends, so an identical request
+    // that misses the not-yet-written entry still gets this render.
+    void promise.then((capture) => (flight.done = capture, keep(flight, job, capture)))
+      .catch(() => {})
       .finally(() => {
         if (flights.get(key) === flight) flights.delete(key);
       });
-    promise.catch(() => {}); // every waiter may have left; the rejection is theirs
-    const flight: Flight = { key, forced, controller, waiters: 0, promise };
-    flights.set(key, flight);
     return flight;
+  }
+
+  /** A render for one request only (credentials): never cached, never joined by another. */
+  function privateFlight(job: CaptureJob): Flight {
+    const controller = new AbortController();
+    const promise = render(job, controller.signal);
+    promise.catch(() => {});
+    const flight = { key: "", forced: true, background: false, controller, waiters: 0, promise };
+    return { ...flight, cacheErrorPages: false };
+  }
+
+  /**
+   * Refreshes a stale entry in the background: once per key (a render in progress already is
+   * the refresh), and only while no request waits for a slot, so a refresh never delays or
+   * displaces a client's render; the queue's admission refuses it like any other.
+   */
+  function revalidate(key: string, job: CaptureJob): void {
+    if (flights.has(key) || admission.stats().queued > 0) return;
+    startFlight(key, job, { forced: false, background: true });
   }
 
   /** Waits for a flight on behalf of one request; the last waiter to leave aborts it. */
@@ -159,7 +230,7 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         flight.waiters--;
-        if (flight.waiters === 0) {
+        if (flight.waiters === 0 && !flight.background) {
           if (flights.get(flight.key) === flight) flights.delete(flight.key);
           flight.controller.abort(cancelledError());
         }
@@ -177,14 +248,49 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
   }
 
   return {
-    async take(job, { forceRefresh = false, signal } = {}) {
-      if (!forceRefresh) {
-        const hit = await traced("capture.cache_read", {}, () => cache.get(job));
-        METRICS.captureCache.inc({ result: hit ? "hit" : "miss" });
-        if (hit) return { ...hit, cached: true };
+    async take(job, options = {}) {
+      const { forceRefresh = false, signal, failOnHttpError = false, maxAgeMs } = options;
+      const refuseErrorPage = (capture: CachedCapture) => {
+        if (failOnHttpError && isErrorStatus(capture.targetStatus)) {
+          throw targetStatusError(capture.targetStatus);
+        }
+      };
+      if (job.credentials) {
+        // A capture behind a login is the caller's alone: no cache, no shared flight.
+        const capture = await join(privateFlight(job), signal);
+        refuseErrorPage(capture);
+        return { ...capture, cached: false, age: 0 };
       }
       const key = `${job.url}\n${job.deviceType}\n${job.colorScheme}\n` +
         (await optionsDigest(job.options) ?? "");
+      // A finished render whose write is still running is the entry the store is about to
+      // hold (newer than the one it may still have): served as that entry, before the store
+      // is read and again after a miss (it may have finished meanwhile).
+      const fromWrite = (): ScreenshotOutcome | null => {
+        const done = flights.get(key)?.done;
+        if (forceRefresh || !done) return null;
+        const ageMs = Math.max(0, clock.now() - done.capturedAt);
+        if (maxAgeMs !== undefined && ageMs > maxAgeMs) return null;
+        refuseErrorPage(done);
+        return { ...done, cached: true, age: Math.floor(ageMs / 1000) };
+      };
+      const written = fromWrite();
+      if (written) return written;
+      if (!forceRefresh) {
+        const hit = await traced("capture.cache_read", {}, () => cache.get(job));
+        const ageMs = hit ? Math.max(0, clock.now() - hit.capturedAt) : 0;
+        const young = hit !== null && (maxAgeMs === undefined || ageMs <= maxAgeMs);
+        const stale = hit !== null && !young && options.staleWhileRevalidate === true;
+        METRICS.captureCache.inc({ result: young || stale ? "hit" : "miss" });
+        if (hit && (young || stale)) {
+          if (stale) revalidate(key, job);
+          refuseErrorPage(hit);
+          const age = Math.floor(ageMs / 1000);
+          return { ...hit, cached: true, age, ...(stale ? { stale: true } : {}) };
+        }
+      }
+      const landed = fromWrite();
+      if (landed) return landed;
       // Checked after the last await: a client gone by now must not start a render for nobody.
       if (signal?.aborted) throw cancelledError();
       let flight = flights.get(key);
@@ -192,8 +298,15 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
       // started for another forceRefresh (a burst of identical refreshes renders once): a
       // render started for a cache miss may have begun well before the refresh was asked for,
       // so the refresh starts its own, which then becomes the one that writes the cache.
-      if (!flight || (forceRefresh && !flight.forced)) flight = startFlight(key, job, forceRefresh);
-      return { ...await join(flight, signal), cached: false };
+      // A finished render (its write still running) reaches here only when it is not wanted:
+      // a refresh, or older than maxAge. It is not joined.
+      if (!flight || flight.done || (forceRefresh && !flight.forced)) {
+        flight = startFlight(key, job, { forced: forceRefresh });
+      }
+      if (failOnHttpError) flight.cacheErrorPages = false;
+      const capture = await join(flight, signal);
+      refuseErrorPage(capture);
+      return { ...capture, cached: false, age: 0 };
     },
 
     stats: () => ({ ...admission.stats(), flights: flights.size }),

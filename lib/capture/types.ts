@@ -1,5 +1,6 @@
 /** The capture contract shared by the browser backends and the screenshot service. */
 import type { CaptureOptions } from "./request/options.ts";
+import type { Credentials } from "./request/credentials.ts";
 
 export const DEVICE_TYPES = ["desktop", "mobile"] as const;
 export type DeviceType = typeof DEVICE_TYPES[number];
@@ -20,6 +21,11 @@ export interface CaptureJob {
   colorScheme: ColorScheme;
   /** Full page, scale, element, hiding, ads, consent, waits; absent = a plain viewport shot. */
   options?: CaptureOptions;
+  /**
+   * Cookies and headers for the target's origin only. A job with them is private: never read
+   * from or written to the cache, never shared with another request's render, never logged.
+   */
+  credentials?: Credentials;
 }
 
 export interface CaptureResult {

@@ -51,16 +51,38 @@ function base64ToBlob(base64, type) {
  * The capture options that differ from the API's defaults: a plain capture stays the same
  * request, and so the same cache entry, as one from a page without these controls.
  * @param {FormData} form
- * @returns {{ fullPage?: true, scale?: number, hideCookieBanners?: true, blockAds?: true }}
+ * @returns {Record<string, string | number | true>}
  */
 function captureOptions(form) {
   const scale = Number(form.get("scale") ?? 1);
+  const device = String(form.get("device") ?? "");
+  const width = Number(form.get("width") || 0);
+  const height = Number(form.get("height") || 0);
+  const styles = String(form.get("styles") ?? "").trim();
   return {
+    ...(device && { device }),
+    ...(width > 0 && { width }),
+    ...(height > 0 && { height }),
     ...(form.get("fullPage") === "on" && { fullPage: true }),
     ...(scale !== 1 && { scale }),
     ...(form.get("hideCookieBanners") === "on" && { hideCookieBanners: true }),
     ...(form.get("blockAds") === "on" && { blockAds: true }),
+    ...(form.get("hideAnnoyances") === "on" && { hideAnnoyances: true }),
+    ...(form.get("transparent") === "on" && { transparent: true }),
+    ...(styles && { styles }),
   };
+}
+
+/**
+ * The capture's pixels per CSS pixel: the chosen scale, else the named device's own ratio.
+ * @param {Record<string, unknown>} options
+ */
+function pixelRatio(options) {
+  if (typeof options.scale === "number") return options.scale;
+  const select = /** @type {HTMLSelectElement | null} */ (
+    document.getElementById("capture-device")
+  );
+  return Number(select?.selectedOptions[0]?.dataset.scale || 1);
 }
 
 els.captureForm.addEventListener("submit", (event) => {
@@ -73,7 +95,7 @@ els.captureForm.addEventListener("submit", (event) => {
     forceRefresh: form.get("forceRefresh") === "on",
     ...captureOptions(form),
   };
-  const scale = body.scale ?? 1;
+  const scale = pixelRatio(body);
   withProgress(`Capturing ${body.url}`, async (signal) => {
     const res = await request("/api/screenshot", {
       method: "POST",

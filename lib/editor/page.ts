@@ -6,6 +6,14 @@ import {
   QUALITY_PRESETS,
   type QualityPreset,
 } from "../codecs/presets.ts";
+import { DEVICE_NAMES, DEVICES as NAMED_DEVICES } from "../capture/request/devices.ts";
+import {
+  MAX_HEIGHT,
+  MAX_STYLES_BYTES,
+  MAX_WIDTH,
+  MIN_HEIGHT,
+  MIN_WIDTH,
+} from "../capture/request/options.ts";
 
 // The choices are the API's own values, so the page offers exactly what the export accepts.
 const FORMAT_LABELS: Record<ExportFormat, string> = { png: "PNG", jpeg: "JPEG", webp: "WebP" };
@@ -70,6 +78,24 @@ const slider = (id: string, label: string, min: number, max: number, value: numb
     </div>
   `;
 
+/** The named devices (the API's `device`), each with its pixel ratio for the preview. */
+const deviceOptions = () =>
+  DEVICE_NAMES.map((name) => {
+    const { width, height, scale } = NAMED_DEVICES[name];
+    return html`<option value="${name}" data-scale="${scale}">${name} (${width}×${height})</option>`;
+  });
+
+/** A number field for a viewport side; empty is the device's own size. */
+const sideField = (id: string, name: string, label: string, min: number, max: number) =>
+  html`
+    <div class="field">
+      <label for="${id}">${label}</label>
+      <input type="number" id="${id}" name="${name}" min="${min}" max="${max}"
+        step="1"
+        inputmode="numeric" placeholder="auto">
+    </div>
+  `;
+
 /** A limit as people read it: "25 MB", "64 KB". */
 function sizeLabel(bytes: number) {
   const mb = bytes / 1024 / 1024;
@@ -120,12 +146,35 @@ export function editorPage({ assets, maxUploadBytes }: EditorPageOptions) {
                   ${segmented("Page colours", "colorScheme", LIGHT_DARK)}
                 </div>
                 ${segmented("Scale", "scale", SCALE_CHOICES)}
+                <div class="row">
+                  <div class="field">
+                    <label for="capture-device">Named device</label>
+                    <select id="capture-device" name="device">
+                      <option value="">None (the device above)</option>
+                      ${deviceOptions()}
+                    </select>
+                  </div>
+                  ${sideField("capture-width", "width", "Width (px)", MIN_WIDTH, MAX_WIDTH)}
+                  ${sideField("capture-height", "height", "Height (px)", MIN_HEIGHT, MAX_HEIGHT)}
+                </div>
                 <fieldset class="checks">
                   <legend>Options</legend>
                   ${checkbox("capture-full-page", "fullPage", "Full page")}
                   ${checkbox("capture-hide-cookies", "hideCookieBanners", "Hide cookie banners")}
                   ${checkbox("capture-block-ads", "blockAds", "Block ads")}
+                  ${checkbox(
+                    "capture-hide-annoyances",
+                    "hideAnnoyances",
+                    "Hide chat widgets and pop-ups",
+                  )}
+                  ${checkbox("capture-transparent", "transparent", "Transparent background")}
                 </fieldset>
+                <div class="field">
+                  <label for="capture-styles">Custom CSS (optional)</label>
+                  <textarea id="capture-styles" name="styles" rows="3" spellcheck="false"
+                    maxlength="${MAX_STYLES_BYTES}"
+                    placeholder="header { display: none !important; }"></textarea>
+                </div>
                 ${checkbox("capture-refresh", "forceRefresh", "Refresh (skip the cached capture)")}
                 <button type="submit" id="capture-submit"
                   aria-keyshortcuts="Control+Enter Meta+Enter">Capture</button>

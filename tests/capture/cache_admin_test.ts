@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createCaptureApp } from "../helpers/capture_app.ts";
 import { assertEnvelope } from "../helpers/envelope.ts";
+import { eventually } from "../helpers/wait.ts";
 
 const TOKEN = "s3cret-admin-token-of-32-characters";
 const ADMIN = { env: { CACHE_ADMIN_TOKEN: TOKEN } };
@@ -23,6 +24,7 @@ async function warm(t: Awaited<ReturnType<typeof createCaptureApp>>, url: string
       await res.body?.cancel();
     }
   }
+  await eventually(() => t.deps.screenshots.stats().flights === 0, "the cache write ended");
 }
 
 async function isCached(t: Awaited<ReturnType<typeof createCaptureApp>>, url: string) {

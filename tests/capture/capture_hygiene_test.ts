@@ -15,6 +15,7 @@ import { createMemoryLogger } from "../../lib/log.ts";
 import { manualClock } from "../helpers/app.ts";
 import { createCaptureApp } from "../helpers/capture_app.ts";
 import { assertEnvelope } from "../helpers/envelope.ts";
+import { eventually } from "../helpers/wait.ts";
 
 const GENERIC = "The URL's host is not publicly reachable.";
 
@@ -67,6 +68,7 @@ Deno.test("a PNG over the cache cap is served but not cached (default 8 MiB)", a
     });
     const first = await service.take(job);
     assert.equal(first.png.byteLength, size, "served");
+    await eventually(() => service.stats().flights === 0, "the cache write ended");
     assert.equal(cache.writes, cached ? 1 : 0);
     const second = await service.take(job);
     assert.equal(second.cached, cached);

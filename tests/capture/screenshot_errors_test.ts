@@ -148,7 +148,7 @@ Deno.test("the capture operation is documented in /openapi.json and /llms.txt", 
     assert.equal(post.operationId, "captureScreenshot");
     assert.deepEqual(
       Object.keys(post.responses).sort(),
-      ["200", "400", "405", "408", "413", "429", "500", "503"],
+      ["200", "400", "405", "408", "413", "429", "500", "502", "503"],
     );
     assert.ok(post.responses["200"].headers["X-RateLimit-Remaining"]);
     assert.ok(post.responses["200"].headers["X-Cache"]);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { Store } from "../../lib/store/store.ts";
 import { manualClock } from "../helpers/app.ts";
+import { eventually } from "../helpers/wait.ts";
 import { createCaptureApp, pngOf } from "../helpers/capture_app.ts";
 import { pngSize } from "../helpers/png.ts";
 import { shadeOf, solidCapturer } from "../helpers/solid_capturer.ts";
@@ -13,10 +14,12 @@ Deno.test("a desktop capture is a 1920x1080 PNG with its metadata and headers", 
     assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
     const body = await res.json();
     assert.deepEqual(Object.keys(body).sort(), [
+      "age",
       "cached",
       "colorScheme",
       "deviceType",
       "height",
+      "httpStatus",
       "screenshot",
       "strategy",
       "url",
@@ -25,6 +28,7 @@ Deno.test("a desktop capture is a 1920x1080 PNG with its metadata and headers", 
     assert.deepEqual([body.width, body.height], [1920, 1080]);
     assert.equal(body.url, "https://example.com/page?q=1");
     assert.equal(body.cached, false);
+    assert.equal(body.httpStatus, 200);
     assert.equal(body.strategy, "test-solid");
     assert.equal(body.deviceType, "desktop");
     assert.equal(body.colorScheme, "light");
@@ -134,6 +138,8 @@ Deno.test("a cached capture expires after CACHE_TTL_SECONDS on the injected cloc
   const t = await createCaptureApp({ env: { CACHE_TTL_SECONDS: "60" }, deps: { clock } });
   try {
     await (await t.shoot({ url: "https://example.com/" })).body?.cancel();
+    // The cache write ends after the answer; the entry's life starts there.
+    await eventually(() => t.deps.screenshots.stats().flights === 0, "the cache write ended");
     clock.advance(59_000);
     assert.equal((await (await t.shoot({ url: "https://example.com/" })).json()).cached, true);
     clock.advance(2_000);

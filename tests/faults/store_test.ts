@@ -10,6 +10,7 @@ import { SYSTEM_CLOCK } from "../../lib/clock.ts";
 import { pngOf } from "../helpers/capture_app.ts";
 import { decodePng, servePages } from "../helpers/capture_fixtures.ts";
 import { assertNoChromiumLeft, within } from "../helpers/fault_checks.ts";
+import { eventually } from "../helpers/wait.ts";
 import { openRedisStack } from "../helpers/store_backends.ts";
 import { appWithUpstreams, startUpstream } from "../fixtures/loopback_upstream.ts";
 
@@ -66,6 +67,9 @@ async function assertCaptured(s: Setup, path: string, expected: "hit" | "miss") 
   const body = await res.json();
   assert.equal(body.cached, expected === "hit");
   assert.equal(decodePng(pngOf(body)).width, 1920);
+  // The answer does not wait for the cache write (bounded at 3 s): let it end, so the next
+  // step sees the store as this capture left it.
+  await eventually(() => s.deps.screenshots.stats().flights === 0, "the cache write ended");
   return line;
 }
 

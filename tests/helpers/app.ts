@@ -30,9 +30,17 @@ export async function createTestApp(options: TestAppOptions = {}) {
   const config = parseConfig(options.env ?? {});
   const store = options.deps?.store ?? createKvStore(kv, clock);
   // Filter lists only when the test names its own (loopback) lists: never the public defaults.
+  const env = options.env ?? {};
   const adFilters = options.deps?.adFilters ??
-    (options.env?.ADBLOCK_LIST_URLS
-      ? createAdFilters({ urls: config.ADBLOCK_LIST_URLS, store, log, clock, fetch })
+    (env.ADBLOCK_LIST_URLS || env.ANNOYANCE_LIST_URLS
+      ? createAdFilters({
+        urls: env.ADBLOCK_LIST_URLS ? config.ADBLOCK_LIST_URLS : [],
+        annoyanceUrls: env.ANNOYANCE_LIST_URLS ? config.ANNOYANCE_LIST_URLS : [],
+        store,
+        log,
+        clock,
+        fetch,
+      })
       : undefined);
   if (!options.deps?.adFilters) await adFilters?.start();
   const deps = assembleServices({

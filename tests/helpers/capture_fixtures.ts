@@ -206,7 +206,10 @@ export function decodePng(png: Uint8Array) {
   /** [r, g, b] at (x, y). */
   const rgb = (x: number, y: number) =>
     Array.from(pixels.subarray((y * width + x) * channels, (y * width + x) * channels + 3));
-  return { width, height, rgb };
+  /** Alpha at (x, y): 255 for an RGB image. */
+  const alpha = (x: number, y: number) =>
+    channels === 4 ? pixels[(y * width + x) * channels + 3] : 255;
+  return { width, height, rgb, alpha };
 }
 
 /**

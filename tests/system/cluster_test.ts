@@ -11,6 +11,7 @@ import { SYSTEM_CLOCK } from "../../lib/clock.ts";
 import { createUpstashStore } from "../../lib/store/upstash_redis.ts";
 import { createTestApp } from "../helpers/app.ts";
 import { assertEnvelope } from "../helpers/envelope.ts";
+import { eventually } from "../helpers/wait.ts";
 import { demonstrate, type SharedServices, startSharedServices } from "../fixtures/cluster.ts";
 
 /** One instance: its own store client, capturer and app, on its own port. */
@@ -34,6 +35,8 @@ async function startInstance(shared: SharedServices) {
   return {
     url: `http://127.0.0.1:${server.addr.port}`,
     app: t.app,
+    /** Renders whose answer is out but whose cache write has not ended. */
+    flights: () => t.deps.screenshots.stats().flights,
     log,
     async close() {
       await server.shutdown();
@@ -53,7 +56,9 @@ Deno.test("two instances share one Redis and one remote browser: cache, limit an
     assert.equal(health.store, "upstash-redis");
     assert.deepEqual(health.capture.map((s: { name: string }) => s.name), ["chromium-remote"]);
 
-    const demo = await demonstrate(a.url, b.url, shared.pagesOrigin);
+    const landed = () =>
+      eventually(() => a.flights() === 0 && b.flights() === 0, "the cache writes ended");
+    const demo = await demonstrate(a.url, b.url, shared.pagesOrigin, landed);
 
     await t.step("a capture made through A is a cache hit through B", () => {
       const { throughA, throughB } = demo.sharedCache;

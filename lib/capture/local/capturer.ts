@@ -11,7 +11,7 @@ import type { Dialer } from "../../egress/policy.ts";
 import { createEgressProxy, type EgressSession } from "../../egress/proxy.ts";
 import { type ContextOpener, type ContextPool, createContextPool } from "./context_pool.ts";
 import { runBoundarySelfTest, warnIfUntested } from "./self_test.ts";
-import { adBlockingFor, interceptRequests } from "../page/adblock.ts";
+import { filtersFor, interceptRequests } from "../page/adblock.ts";
 import type { AdFilters } from "../page/adblock_lists.ts";
 import { render } from "../page/render.ts";
 import { failedCapture } from "../page/context.ts";
@@ -143,8 +143,8 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
         const onAbort = () => void prepared.context.close().catch(() => {});
         signal?.addEventListener("abort", onAbort, { once: true });
         try {
-          const { engine, blocked } = adBlockingFor(page, {
-            blockAds: job.options?.blockAds,
+          const { engine, blocked, annoyances } = filtersFor(page, {
+            options: job.options,
             filters: options.adFilters,
           });
           // The egress proxy is this backend's boundary, so the ad filter intercepts alone.
@@ -155,6 +155,8 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
             timeoutMs,
             options: job.options,
             engine,
+            credentials: job.credentials,
+            annoyances,
           });
           return { ...rendered, strategy: CHROMIUM_LOCAL };
         } finally {

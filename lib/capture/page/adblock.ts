@@ -19,6 +19,22 @@ export function filtersUnavailable(): ApiError {
   });
 }
 
+/** 503 for hideAnnoyances while no annoyance list was ever loaded. */
+function annoyancesUnavailable(): ApiError {
+  return upstreamUnavailable("The annoyance filter lists are not loaded.", {
+    hint: "hideAnnoyances needs the filter lists of ANNOYANCE_LIST_URLS, which this instance " +
+      "has not been able to load yet; retry later, or capture without hideAnnoyances.",
+    headers: { "Retry-After": "30" },
+  });
+}
+
+/** The loaded annoyance engine (hideAnnoyances), or the 503 that says none is. */
+export function requireAnnoyances(filters: AdFilters | undefined): FiltersEngine {
+  const engine = filters?.annoyances();
+  if (!engine) throw annoyancesUnavailable();
+  return engine;
+}
+
 /** The loaded engine, or the 503 that says none is. */
 export function requireEngine(filters: AdFilters | undefined): FiltersEngine {
   const engine = filters?.engine();
@@ -27,17 +43,20 @@ export function requireEngine(filters: AdFilters | undefined): FiltersEngine {
 }
 
 /**
- * What blockAds needs for one capture: the engine (it hides ad slots before the shot) and the
- * request blocker for the page's interceptor; neither when the job did not ask, 503 when the
- * job asked but no list is loaded. Both backends wire blockAds through here.
+ * What blockAds and hideAnnoyances need for one capture: the ad engine (it hides ad slots before
+ * the shot) with the request blocker for the page's interceptor, and the annoyance engine (its
+ * element rules hide chat widgets and pop-ups); each absent when the job did not ask for it, 503
+ * when the job asked but its lists are not loaded. Both backends wire the filters through here.
  */
-export function adBlockingFor(
+export function filtersFor(
   page: Page,
-  request: { blockAds?: boolean; filters: AdFilters | undefined },
-): { engine: FiltersEngine | null; blocked?: RequestBlocker } {
-  if (!request.blockAds) return { engine: null };
-  const engine = requireEngine(request.filters);
-  return { engine, blocked: adRequestBlocker(engine, page) };
+  request: { options?: { blockAds?: boolean; hideAnnoyances?: boolean }; filters?: AdFilters },
+): { engine: FiltersEngine | null; blocked?: RequestBlocker; annoyances: FiltersEngine | null } {
+  const { options = {}, filters } = request;
+  const annoyances = options.hideAnnoyances ? requireAnnoyances(filters) : null;
+  if (!options.blockAds) return { engine: null, annoyances };
+  const engine = requireEngine(filters);
+  return { engine, blocked: adRequestBlocker(engine, page), annoyances };
 }
 
 /**

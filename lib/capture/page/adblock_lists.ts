@@ -1,5 +1,6 @@
 /**
- * The filter lists behind `blockAds` (ADBLOCK_LIST_URLS, EasyList syntax): fetched by the
+ * The filter lists behind `blockAds` (ADBLOCK_LIST_URLS, EasyList syntax) and `hideAnnoyances`
+ * (ANNOYANCE_LIST_URLS, its own engine so one option never applies the other's rules): fetched by the
  * service itself in the background (never by the browser, never through the capture
  * boundary), kept in the store so every instance and restart reuses them, refreshed daily, and
  * compiled into one `@ghostery/adblocker` engine.
@@ -23,6 +24,8 @@ const FETCH_TIMEOUT_MS = 30_000;
 export interface AdFilters {
   /** The engine built from the lists loaded so far; null while none ever loaded. */
   engine(): FiltersEngine | null;
+  /** The same for the annoyance lists behind hideAnnoyances (chat widgets, newsletters...). */
+  annoyances(): FiltersEngine | null;
   /** Loads every list (store first, then the network); failures are logged. */
   refresh(): Promise<void>;
   /** First load now, then a refresh every day (in the background; never throws). */
@@ -33,6 +36,8 @@ export interface AdFilters {
 
 export interface AdFiltersOptions {
   urls: readonly string[];
+  /** ANNOYANCE_LIST_URLS: lists whose element-hiding rules hideAnnoyances applies. */
+  annoyanceUrls?: readonly string[];
   store: Store;
   log: Logger;
   clock: Clock;
@@ -65,6 +70,8 @@ async function boundedText(response: Response, limit: number): Promise<string> {
 export function createAdFilters(options: AdFiltersOptions): AdFilters {
   const { urls, store, log, clock } = options;
   let engine: FiltersEngine | null = null;
+  let annoyanceEngine: FiltersEngine | null = null;
+  const annoyanceUrls = options.annoyanceUrls ?? [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   let closed = false;
   let running: Promise<void> | null = null;
@@ -103,22 +110,31 @@ export function createAdFilters(options: AdFiltersOptions): AdFilters {
     }
   };
 
-  const load = async () => {
-    const texts = (await Promise.all(urls.map(loadList))).filter((t): t is string => t !== null);
+  /** One engine from `lists`; null (and the engine kept as it was) when none loaded. */
+  const loadEngine = async (lists: readonly string[], use: string) => {
+    if (lists.length === 0) return null;
+    const texts = (await Promise.all(lists.map(loadList))).filter((t): t is string => t !== null);
     if (texts.length === 0) {
-      log.warn("no filter list is loaded; blockAds answers 503 until one is", { urls });
-      return;
+      log.warn(`no filter list is loaded; ${use} answers 503 until one is`, { urls: lists });
+      return null;
     }
     const started = performance.now();
-    engine = FiltersEngine.parse(texts.join("\n"), {
+    const parsed = FiltersEngine.parse(texts.join("\n"), {
       loadCosmeticFilters: true,
       loadNetworkFilters: true,
     });
     log.info("ad filters ready", {
+      use,
       lists: texts.length,
-      of: urls.length,
+      of: lists.length,
       parseMs: Math.round(performance.now() - started),
     });
+    return parsed;
+  };
+
+  const load = async () => {
+    engine = await loadEngine(urls, "blockAds") ?? engine;
+    annoyanceEngine = await loadEngine(annoyanceUrls, "hideAnnoyances") ?? annoyanceEngine;
   };
 
   const schedule = () => {
@@ -134,6 +150,7 @@ export function createAdFilters(options: AdFiltersOptions): AdFilters {
 
   const self: AdFilters = {
     engine: () => engine,
+    annoyances: () => annoyanceEngine,
     refresh() {
       // Concurrent callers share one load.
       running ??= load().catch((error) => log.error("ad filters failed", { error }))

@@ -1,6 +1,6 @@
 /**
  * The capture options applied to a page, in the order the wait ladder (render.ts) calls them:
- * before navigation (scale, selector syntax, consent engine), after load (waitForSelector),
+ * before navigation (viewport, selector syntax, consent engine), after load (waitForSelector),
  * and right before the shot (consent answered, delay, hiding, full page or element area). A
  * job without options goes through none of this and is shot exactly as before.
  */
@@ -18,6 +18,8 @@ import {
 } from "./full_page.ts";
 import type { CaptureOptions } from "../request/options.ts";
 import { isPuppeteerTimeout } from "./failures.ts";
+import { applyViewport } from "./viewport.ts";
+import { clickElement, installStyles } from "./edits.ts";
 
 // Consent dialogs get at most this long to be answered (within the capture budget).
 const CONSENT_BUDGET_MS = 3_000;
@@ -35,12 +37,17 @@ const INVALID_SELECTOR_SCRIPT = `(selectors) => {
   return null;
 }`;
 
-/** Before navigation: device scale, a 400 for a selector that is not CSS, the consent engine. */
+/**
+ * Before navigation: viewport (size, device, scale), a 400 for a selector that is not CSS, the
+ * caller's styles, the consent engine.
+ */
 export async function prepareOptions(page: Page, options: CaptureOptions): Promise<void> {
   const selectors = [
     options.selector,
     options.waitForSelector,
+    options.clickSelector,
     ...(options.hideSelectors ?? []),
+    ...(options.removeSelectors ?? []),
   ].filter((s): s is string => typeof s === "string");
   if (selectors.length > 0) {
     const invalid = await page.evaluate(
@@ -50,10 +57,8 @@ export async function prepareOptions(page: Page, options: CaptureOptions): Promi
       throw new PageFailure({ kind: "invalid_selector", selector: invalid });
     }
   }
-  const viewport = page.viewport();
-  if (options.scale && options.scale !== 1 && viewport) {
-    await page.setViewport({ ...viewport, deviceScaleFactor: options.scale });
-  }
+  await applyViewport(page, options);
+  if (options.styles) await installStyles(page, options.styles);
   if (options.hideCookieBanners) await installConsentHandler(page);
   if (options.fullPage) await page.evaluateOnNewDocument(LAZY_HINTS_SCRIPT);
 }
@@ -79,6 +84,8 @@ export interface FinishContext {
   options: CaptureOptions;
   /** The ad filter engine, when blockAds is on. */
   engine?: FiltersEngine | null;
+  /** The annoyance filter engine, when hideAnnoyances is on. */
+  annoyances?: FiltersEngine | null;
   /** performance.now() at which the capture budget ends. */
   budgetEnd: number;
 }
@@ -87,13 +94,16 @@ const remaining = (budgetEnd: number, cap: number) =>
   Math.max(0, Math.min(cap, budgetEnd - performance.now()));
 
 /**
- * Right before the shot: lets the consent engine finish, waits delayMs (ending at the budget
+ * Right before the shot: lets the consent engine finish, clicks clickSelector, waits delayMs (ending at the budget
  * at the latest), nudges lazy content of a full page, hides what was asked, and returns the
  * area to shoot (null clip: the viewport, as for a plain capture).
  */
 export async function finishOptions(page: Page, context: FinishContext): Promise<ShotArea> {
   const { options, budgetEnd } = context;
   if (options.hideCookieBanners) await settleConsent(page, remaining(budgetEnd, CONSENT_BUDGET_MS));
+  if (options.clickSelector) {
+    await clickElement(page, { selector: options.clickSelector, budgetEnd });
+  }
   if (options.delayMs) {
     const wait = remaining(budgetEnd, options.delayMs);
     await new Promise((resolve) => setTimeout(resolve, wait));
@@ -113,7 +123,7 @@ export async function finishOptions(page: Page, context: FinishContext): Promise
 
 /** Nudges a full page, adds the hiding stylesheet and measures the area to shoot. */
 async function prepareShot(page: Page, context: FinishContext): Promise<ShotArea> {
-  const { options, engine, budgetEnd } = context;
+  const { options, engine, annoyances, budgetEnd } = context;
   if (options.fullPage) {
     await nudgeLazyContent(page, {
       scale: options.scale ?? 1,
@@ -122,8 +132,14 @@ async function prepareShot(page: Page, context: FinishContext): Promise<ShotArea
   }
   const css: string[] = [];
   if (engine && options.blockAds) css.push(await adHidingCss(engine, page));
+  // The maintained lists' element rules, never hand-written selectors: they follow the widgets.
+  if (annoyances && options.hideAnnoyances) css.push(await adHidingCss(annoyances, page));
   if (options.hideCookieBanners) css.push(CONSENT_FALLBACK_CSS);
-  await addStyles(page, { css, hidden: options.hideSelectors ?? [] });
+  await addStyles(page, {
+    css,
+    hidden: options.hideSelectors ?? [],
+    removed: options.removeSelectors ?? [],
+  });
   const scale = options.scale ?? 1;
   if (options.selector) return await elementArea(page, { selector: options.selector, scale });
   if (options.fullPage) return await fullPageArea(page, { scale });
@@ -131,24 +147,29 @@ async function prepareShot(page: Page, context: FinishContext): Promise<ShotArea
 }
 
 // Runs in the page. A constructed stylesheet needs no <style> element, so a page's Content
-// Security Policy cannot refuse it; each hidden selector is its own rule, so one selector
-// cannot swallow the others.
-const ADD_STYLES_SCRIPT = `async (css, hidden) => {
+// Security Policy cannot refuse it; each selector is its own rule, so one selector cannot
+// swallow the others. Hidden elements keep their space; removed ones leave the layout.
+const ADD_STYLES_SCRIPT = `async (css, hidden, removed) => {
   const sheet = new CSSStyleSheet();
   sheet.replaceSync(css);
-  for (const selector of hidden) {
+  const add = (selector, rule) => {
     try {
-      sheet.insertRule(selector + " { visibility: hidden !important; }", sheet.cssRules.length);
+      sheet.insertRule(selector + " { " + rule + " }", sheet.cssRules.length);
     } catch {}
-  }
+  };
+  for (const selector of hidden) add(selector, "visibility: hidden !important;");
+  for (const selector of removed) add(selector, "display: none !important;");
   document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
   await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 }`;
 
-async function addStyles(page: Page, styles: { css: string[]; hidden: string[] }) {
+async function addStyles(
+  page: Page,
+  styles: { css: string[]; hidden: string[]; removed: string[] },
+) {
+  const { hidden, removed } = styles;
   const css = styles.css.filter(Boolean).join("\n");
-  if (!css && styles.hidden.length === 0) return;
-  await page.evaluate(
-    `(${ADD_STYLES_SCRIPT})(${JSON.stringify(css)}, ${JSON.stringify(styles.hidden)})`,
-  );
+  if (!css && hidden.length === 0 && removed.length === 0) return;
+  const args = [css, hidden, removed].map((arg) => JSON.stringify(arg)).join(", ");
+  await page.evaluate(`(${ADD_STYLES_SCRIPT})(${args})`);
 }

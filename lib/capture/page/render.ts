@@ -15,6 +15,8 @@ import {
   RefusedDestination,
 } from "../../egress/types.ts";
 import { PageFailure } from "./page_failure.ts";
+import { sendCredentials } from "./credentials.ts";
+import type { Credentials } from "../request/credentials.ts";
 import { unbracket } from "../../egress/address.ts";
 import { traced } from "../../telemetry/trace.ts";
 
@@ -46,6 +48,10 @@ export interface RenderRequest {
   options?: CaptureOptions;
   /** The ad filter engine (blockAds hides ad slots with it). */
   engine?: FiltersEngine | null;
+  /** Cookies and headers for the target's origin only (page/credentials.ts). */
+  credentials?: Credentials;
+  /** The annoyance filter engine (hideAnnoyances hides chat widgets and pop-ups with it). */
+  annoyances?: FiltersEngine | null;
 }
 
 /**
@@ -54,10 +60,13 @@ export interface RenderRequest {
  * captureFailure maps to API errors.
  */
 export async function render(page: Page, request: RenderRequest): Promise<Rendered> {
-  const { session, url, timeoutMs, options = {}, engine } = request;
+  const { session, url, timeoutMs, options = {}, engine, credentials, annoyances } = request;
   const budgetEnd = performance.now() + timeoutMs;
   const network = trackNetwork(page, url);
+  let sender: { stop(): Promise<void> } | null = null;
   try {
+    // Only a capture with credentials intercepts for them: a plain one pays nothing.
+    if (credentials) sender = await sendCredentials(page, { url, credentials });
     await prepareOptions(page, options);
     const response = await traced(
       "capture.navigation",
@@ -77,7 +86,12 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     if (page.mainFrame().url().startsWith("chrome-error:")) {
       throw new Error(`net::ERR_FAILED after a later navigation of ${url}`);
     }
-    const { clip, truncated } = await finishOptions(page, { options, engine, budgetEnd });
+    const { clip, truncated } = await finishOptions(page, {
+      options,
+      engine,
+      annoyances,
+      budgetEnd,
+    });
     const png = await withTimeout(
       traced("capture.screenshot", {}, () =>
         page.screenshot({
@@ -86,6 +100,8 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
           // A full page or element is drawn beyond the viewport without resizing it, so the
           // layout (100vh sections, fixed headers) stays what the viewport shows.
           ...(clip ? { clip, captureBeyondViewport: true } : { captureBeyondViewport: false }),
+          // transparent: no default white behind the page, so the PNG keeps its alpha.
+          ...(options.transparent ? { omitBackground: true } : {}),
         })),
       SCREENSHOT_TIMEOUT_MS,
       () => new PageFailure({ kind: "no_paint" }),
@@ -102,6 +118,7 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     throw refusal ? new RefusedDestination(refusal) : error;
   } finally {
     network.stop();
+    await sender?.stop();
   }
 }
 

@@ -13,7 +13,7 @@ import type { Cidr } from "../../cidr.ts";
 import { emulateDevice, failedCapture, openCaptureContext, userAgentsOf } from "../page/context.ts";
 import { captureFailure } from "../page/failures.ts";
 import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
-import { adBlockingFor } from "../page/adblock.ts";
+import { filtersFor } from "../page/adblock.ts";
 import type { AdFilters } from "../page/adblock_lists.ts";
 import { render } from "../page/render.ts";
 import { createRequestGuard } from "../../egress/request_guard.ts";
@@ -189,8 +189,8 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           async () => emulateDevice(page, job, await agentsOf(browser)),
         );
         if (options.byteBudget) await enforceByteBudget(page, options.byteBudget, log);
-        const { engine, blocked } = adBlockingFor(page, {
-          blockAds: job.options?.blockAds,
+        const { engine, blocked, annoyances } = filtersFor(page, {
+          options: job.options,
           filters: options.adFilters,
         });
         // One interception decides each request: the proxy guard's or the request guard's, with
@@ -204,6 +204,8 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           timeoutMs,
           options: job.options,
           engine,
+          credentials: job.credentials,
+          annoyances,
         });
         return { ...rendered, strategy: CHROMIUM_REMOTE };
       } catch (error) {

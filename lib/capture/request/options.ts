@@ -1,17 +1,30 @@
 /**
- * The optional capture options (full page, scale, one element, hidden elements, ads, consent
- * dialogs, waits): their defaults, limits, and the canonical form that enters the cache key.
+ * The optional capture options (viewport size and devices, full page, scale, one element,
+ * hidden elements, ads, consent dialogs, waits): their defaults, limits, and the canonical form
+ * that enters the cache key.
  */
+import type { DeviceName } from "./devices.ts";
 
 export const SCALES = [1, 2, 3] as const;
 export type Scale = typeof SCALES[number];
 
 /** Longest selector accepted (selector, waitForSelector, each of hideSelectors). */
 export const MAX_SELECTOR_LENGTH = 256;
-/** Most selectors in hideSelectors. */
+/** Most selectors in hideSelectors (and in removeSelectors). */
 export const MAX_HIDE_SELECTORS = 20;
+/** Largest `styles`, in UTF-8 bytes: room for real overrides, not a whole framework. */
+export const MAX_STYLES_BYTES = 16 * 1024;
 /** Longest delayMs. */
 export const MAX_DELAY_MS = 10_000;
+
+/** Viewport bounds in CSS pixels: from a small phone to a 4K screen. */
+export const MIN_WIDTH = 320;
+export const MAX_WIDTH = 3840;
+export const MIN_HEIGHT = 240;
+export const MAX_HEIGHT = 2160;
+// A viewport's image pixels (width x height x scale^2) stay within what desktop at scale 3 has
+// always been allowed (5760x3240): a 4K viewport at scale 3 would be a 300 MB bitmap.
+export const MAX_VIEWPORT_PIXELS = 1920 * 1080 * 9;
 
 // A full page or element is cut at this many CSS pixels of height...
 export const MAX_CAPTURE_HEIGHT = 16_384;
@@ -21,22 +34,44 @@ export const MAX_CAPTURE_PIXELS = 1920 * 16_384;
 
 /** What a request may ask for beyond url, device and colour scheme; every field optional. */
 export interface CaptureOptions {
+  width?: number;
+  height?: number;
+  device?: DeviceName;
   fullPage?: boolean;
   scale?: Scale;
   selector?: string;
   hideSelectors?: string[];
+  removeSelectors?: string[];
+  styles?: string;
+  clickSelector?: string;
+  transparent?: boolean;
   blockAds?: boolean;
+  hideAnnoyances?: boolean;
   hideCookieBanners?: boolean;
   waitForSelector?: string;
   delayMs?: number;
 }
 
 /** The value each option has when it is left out. */
-export const DEFAULT_OPTIONS: Required<Omit<CaptureOptions, "selector" | "waitForSelector">> = {
+export const DEFAULT_OPTIONS: Required<
+  Omit<
+    CaptureOptions,
+    | "selector"
+    | "waitForSelector"
+    | "width"
+    | "height"
+    | "device"
+    | "styles"
+    | "clickSelector"
+  >
+> = {
   fullPage: false,
   scale: 1,
   hideSelectors: [],
+  removeSelectors: [],
+  transparent: false,
   blockAds: false,
+  hideAnnoyances: false,
   hideCookieBanners: false,
   delayMs: 0,
 };

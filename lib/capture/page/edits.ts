@@ -1,0 +1,73 @@
+/**
+ * Changes a capture makes to the page it was asked to shoot: the caller's CSS (added as each
+ * document starts, so the settle waits for what it changes) and one click before the shot.
+ */
+import type { Page } from "puppeteer-core";
+import { ApiError, invalidRequest } from "../../errors.ts";
+import { withTimeout } from "../../timeout.ts";
+
+// After the click: long enough for a panel's transition or a quick fetch, short next to the
+// capture budget (and never past it).
+const CLICK_SETTLE_MS = 500;
+// The click itself (scrolling the element into view, the mouse events) is bounded as well.
+const CLICK_TIMEOUT_MS = 3_000;
+
+// Runs in every document of the page before its scripts, main frame only (frames of other
+// sites were not asked for). A constructed stylesheet needs no <style> element, so the page's
+// Content Security Policy cannot refuse it.
+const STYLES_SCRIPT = `(css) => {
+  if (window !== window.top) return;
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(css);
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+}`;
+
+/** Before navigation: `css` applies to every document the page loads from now on. */
+export async function installStyles(page: Page, css: string): Promise<void> {
+  await page.evaluateOnNewDocument(`(${STYLES_SCRIPT})(${JSON.stringify(css)})`);
+}
+
+/** 400 for a clickSelector with nothing visible to click. */
+function nothingToClick(selector: string): ApiError {
+  return invalidRequest("No visible element matches clickSelector.", {
+    hint: `Nothing on the page matched "${selector}" with a visible box once the page was ` +
+      "ready; check the selector, or add waitForSelector for content that appears late.",
+  });
+}
+
+/**
+ * Clicks the first element matching `selector` once (a real mouse click at its centre), waits
+ * a short settle, and scrolls back to where the page was, so a viewport shot shows the same
+ * part of the page. 400 when nothing visible matches.
+ */
+export async function clickElement(
+  page: Page,
+  options: { selector: string; budgetEnd: number },
+): Promise<void> {
+  const { selector, budgetEnd } = options;
+  const handle = await page.$(selector);
+  if (!handle) throw nothingToClick(selector);
+  try {
+    const scroll = await page.evaluate("[scrollX, scrollY]") as [number, number];
+    const left = () => Math.max(1, budgetEnd - performance.now());
+    try {
+      await withTimeout(
+        handle.click(),
+        Math.min(CLICK_TIMEOUT_MS, left()),
+        () => nothingToClick(selector),
+      );
+    } catch (error) {
+      // puppeteer's words for an element without a box to click.
+      if (/not visible|not an HTMLElement|no box/i.test(String(error))) {
+        throw nothingToClick(selector);
+      }
+      throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(CLICK_SETTLE_MS, left())));
+    // The click may have navigated: then there is nothing to scroll back.
+    await page.evaluate(`scrollTo({ left: ${scroll[0]}, top: ${scroll[1]}, behavior: "instant" })`)
+      .catch(() => {});
+  } finally {
+    await handle.dispose().catch(() => {});
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * From a validated capture request to what the service is asked: the job's device type,
+ * canonical options and credentials, and how the cache may answer (forceRefresh, maxAge,
+ * staleWhileRevalidate, failOnHttpError). The checks that need more than the schema live here.
+ */
+import { invalidRequest } from "../../errors.ts";
+import type { ColorScheme, DeviceType } from "../types.ts";
+import { checkCredentials, type Credentials } from "./credentials.ts";
+import { canonicalOptions, type CaptureOptions } from "./options.ts";
+import { resolveViewport } from "./viewport.ts";
+
+/** The request body's fields beyond url, as the schema leaves them. */
+export interface CaptureRequestFields extends CaptureOptions {
+  deviceType: DeviceType;
+  colorScheme: ColorScheme;
+  forceRefresh?: boolean;
+  maxAge?: number;
+  staleWhileRevalidate?: boolean;
+  failOnHttpError?: boolean;
+  cookies?: Credentials["cookies"];
+  headers?: Credentials["headers"];
+}
+
+/** What the route hands the screenshot service (the URL is parsed separately). */
+export interface CapturePlan {
+  deviceType: DeviceType;
+  colorScheme: ColorScheme;
+  /** Canonical: `{}` for a plain capture. */
+  options: CaptureOptions;
+  credentials?: Credentials;
+  take: {
+    forceRefresh: boolean;
+    failOnHttpError: boolean;
+    maxAgeMs?: number;
+    staleWhileRevalidate?: boolean;
+  };
+}
+
+/** The plan of one request; 400 for a maxAge past the cache lifetime or bad credentials. */
+export function planCapture(
+  fields: CaptureRequestFields,
+  limits: { cacheTtlSeconds: number },
+): CapturePlan {
+  const {
+    deviceType: sentDeviceType,
+    colorScheme,
+    forceRefresh = false,
+    maxAge,
+    staleWhileRevalidate = false,
+    failOnHttpError = false,
+    cookies,
+    headers,
+    ...requested
+  } = fields;
+  if (maxAge !== undefined && maxAge > limits.cacheTtlSeconds) {
+    throw invalidRequest("maxAge is longer than the cache keeps.", {
+      hint: `Send maxAge between 0 and ${limits.cacheTtlSeconds} seconds (the cache ` +
+        "lifetime); leave it out to accept any cached capture.",
+    });
+  }
+  // Secrets: checked here, kept out of the options (so out of every key and log line).
+  const credentials = checkCredentials({ cookies, headers });
+  // A named device brings its device type; a width or height at the default is none.
+  const viewport = resolveViewport(sentDeviceType, requested);
+  return {
+    deviceType: viewport.deviceType,
+    colorScheme,
+    // Defaults dropped: a request without options is the very job it always was.
+    options: canonicalOptions(viewport.options),
+    ...(credentials ? { credentials } : {}),
+    take: {
+      // maxAge 0 accepts no cached capture at all: that is a refresh.
+      forceRefresh: forceRefresh || maxAge === 0,
+      failOnHttpError,
+      ...(maxAge !== undefined ? { maxAgeMs: maxAge * 1000, staleWhileRevalidate } : {}),
+    },
+  };
+}

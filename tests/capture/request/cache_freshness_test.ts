@@ -1,0 +1,157 @@
+/**
+ * maxAge, age, staleWhileRevalidate and the response that does not wait for the cache write,
+ * through the route with a test capturer and the injected clock (no sleeps).
+ */
+import assert from "node:assert/strict";
+import { createKvStore } from "../../../lib/store/deno_kv.ts";
+import type { Store } from "../../../lib/store/store.ts";
+import { manualClock } from "../../helpers/app.ts";
+import { createCaptureApp } from "../../helpers/capture_app.ts";
+import { assertEnvelope } from "../../helpers/envelope.ts";
+import { eventually } from "../../helpers/wait.ts";
+
+const URL_A = "https://example.com/a";
+
+Deno.test("maxAge: a young entry is served with its age, an old one is rendered anew", async () => {
+  const clock = manualClock();
+  const t = await createCaptureApp({ deps: { clock } });
+  const take = async (body: Record<string, unknown> = {}) => {
+    const res = await t.shoot({ url: URL_A, ...body });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+    return await res.json();
+  };
+  try {
+    assert.deepEqual([(await take()).cached, (await take()).cached], [false, true]);
+    await eventually(() => t.deps.screenshots.stats().flights === 0, "the cache write ended");
+    clock.advance(100_500);
+    const young = await take({ maxAge: 200 });
+    assert.deepEqual([young.cached, young.age], [true, 100]);
+    const old = await take({ maxAge: 50 });
+    assert.deepEqual([old.cached, old.age], [false, 0]);
+    assert.equal(t.capture.jobs.length, 2);
+    await eventually(() => t.deps.screenshots.stats().flights === 0, "the cache write ended");
+    const replaced = await take();
+    assert.deepEqual([replaced.cached, replaced.age], [true, 0], "the new render replaced it");
+    const zero = await take({ maxAge: 0 });
+    assert.equal(zero.cached, false, "maxAge 0 is forceRefresh");
+    assert.equal(t.capture.jobs.length, 3);
+    assert.deepEqual(t.capture.jobs[2], {
+      url: URL_A,
+      deviceType: "desktop",
+      colorScheme: "light",
+    });
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("maxAge beyond the cache lifetime, or negative, is a 400", async () => {
+  const t = await createCaptureApp({ env: { CACHE_TTL_SECONDS: "600" } });
+  try {
+    const long = await assertEnvelope(
+      t.app,
+      await t.shoot({ url: URL_A, maxAge: 601 }),
+      400,
+      "invalid_request",
+    );
+    assert.match(String(long.hint), /600/);
+    await assertEnvelope(t.app, await t.shoot({ url: URL_A, maxAge: -1 }), 400, "invalid_request");
+    await assertEnvelope(t.app, await t.shoot({ url: URL_A, maxAge: 1.5 }), 400, "invalid_request");
+    const ok = await t.shoot({ url: URL_A, maxAge: 600 });
+    assert.equal(ok.status, 200);
+    await ok.body?.cancel();
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("staleWhileRevalidate: a stale entry answers at once and is refreshed once", async () => {
+  const clock = manualClock();
+  const t = await createCaptureApp({ deps: { clock } });
+  try {
+    await (await t.shoot({ url: URL_A })).body?.cancel();
+    await eventually(() => t.deps.screenshots.stats().flights === 0, "the cache write ended");
+    clock.advance(120_000);
+    t.capture.hold();
+    const body = { url: URL_A, maxAge: 60, staleWhileRevalidate: true };
+    for (let i = 0; i < 3; i++) {
+      const res = await t.shoot(body);
+      assert.equal(res.status, 200);
+      const json = await res.json();
+      assert.deepEqual([json.cached, json.stale, json.age], [true, true, 120]);
+    }
+    assert.equal(t.capture.jobs.length, 2, "one background refresh for three stale answers");
+    t.capture.release();
+    await eventually(() => t.deps.screenshots.stats().flights === 0, "the cache write ended");
+    const fresh = await (await t.shoot(body)).json();
+    assert.deepEqual([fresh.cached, fresh.stale, fresh.age], [true, undefined, 0]);
+    assert.equal(t.capture.jobs.length, 2);
+  } finally {
+    t.capture.release();
+    await t.close();
+  }
+});
+
+Deno.test("a fresh capture answers before its slow cache write; a request meanwhile joins it", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const inner = createKvStore(kv, { now: () => Date.now() });
+  const gate = Promise.withResolvers<void>();
+  let writes = 0;
+  const slow: Store = {
+    ...inner,
+    async setBlob(...args) {
+      writes++;
+      await gate.promise;
+      return await inner.setBlob(...args);
+    },
+  };
+  const t = await createCaptureApp({ deps: { store: slow } });
+  try {
+    const first = await t.shoot({ url: URL_A });
+    assert.equal(first.status, 200, "answered while the write is held");
+    const image = (await first.json()).screenshot;
+    await eventually(() => writes === 1, "the write started");
+    const second = await t.shoot({ url: URL_A });
+    assert.equal(second.status, 200);
+    const json = await second.json();
+    assert.equal(json.cached, true, "the entry being written, though the store lacks it yet");
+    assert.equal(json.screenshot, image);
+    assert.equal(t.capture.jobs.length, 1, "the second request got the same render");
+    gate.resolve();
+    await eventually(() => t.deps.screenshots.stats().flights === 0, "the cache write ended");
+    const third = await t.shoot({ url: URL_A });
+    assert.equal((await third.json()).cached, true, "the write landed");
+    assert.equal(t.capture.jobs.length, 1);
+  } finally {
+    gate.resolve();
+    await t.close();
+    kv.close();
+  }
+});
+
+Deno.test("a forceRefresh during the previous refresh's cache write renders anew", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const inner = createKvStore(kv, { now: () => Date.now() });
+  const gate = Promise.withResolvers<void>();
+  const slow: Store = {
+    ...inner,
+    async setBlob(...args) {
+      await gate.promise;
+      return await inner.setBlob(...args);
+    },
+  };
+  const t = await createCaptureApp({ deps: { store: slow } });
+  try {
+    for (let i = 0; i < 2; i++) {
+      const res = await t.shoot({ url: URL_A, forceRefresh: true });
+      assert.equal(res.status, 200);
+      assert.equal((await res.json()).cached, false);
+    }
+    assert.equal(t.capture.jobs.length, 2, "the finished refresh was not joined");
+  } finally {
+    gate.resolve();
+    await t.close();
+    kv.close();
+  }
+});
