@@ -122,6 +122,8 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
     maxQueued: options.maxQueued,
   });
   const flights = new Map<string, Flight>();
+  // The cache write in progress per key, so writes of one key land in the order of their renders.
+  const writes = new Map<string, Promise<void>>();
 
   async function render(job: CaptureJob, signal: AbortSignal): Promise<CachedCapture> {
     const release = await traced("capture.queue_wait", {}, () => admission.acquire(signal));
@@ -166,7 +168,19 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
     // failOnHttpError: an error page is refused to its asker, so it is not kept either.
     if (isErrorStatus(capture.targetStatus) && !flight.cacheErrorPages) return;
     if (capture.png.byteLength <= maxCachedBytes) {
-      await traced("capture.cache_write", {}, () => cache.set(job, capture));
+      // A write of an older render of the key that is still running ends first: the newer
+      // image must land last, or a slow old write would put the old image back.
+      const before = writes.get(flight.key);
+      const write = (async () => {
+        await before?.catch(() => {});
+        await traced("capture.cache_write", {}, () => cache.set(job, capture));
+      })();
+      writes.set(flight.key, write);
+      try {
+        await write;
+      } finally {
+        if (writes.get(flight.key) === write) writes.delete(flight.key);
+      }
     } else {
       log.warn("capture too large to cache; served only", {
         ...await targetLogFields(job.url),

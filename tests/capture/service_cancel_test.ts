@@ -1,13 +1,14 @@
 /**
- * Clients that leave and renders that are cut off: nothing renders for nobody, and only renders
- * that ran to their own end teach the admission estimate.
+ * Clients that leave, renders that are cut off and cache writes that overlap: nothing renders
+ * for nobody, only renders that ran to their own end teach the admission estimate, and the
+ * newest render's image is the one the cache keeps.
  */
 import assert from "node:assert/strict";
 import type { CaptureJob } from "../../lib/capture/types.ts";
 import { PRIOR_RENDER_MS } from "../../lib/capture/admission.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { manualClock } from "../helpers/app.ts";
-import { serviceWith } from "../helpers/screenshot_service.ts";
+import { memoryCache, serviceWith } from "../helpers/screenshot_service.ts";
 import { eventually } from "../helpers/wait.ts";
 
 const JOB: CaptureJob = {
@@ -91,4 +92,29 @@ Deno.test("cancelled and timed-out renders do not teach the admission estimate",
   capturer.release();
   await finished;
   assert.equal(service.stats().renderMs, 1_200, "a finished render moves the estimate");
+});
+
+Deno.test("a slow cache write of an older render never lands after a refresh's", async () => {
+  const cache = memoryCache();
+  const landed: number[] = [];
+  const firstWrite = Promise.withResolvers<void>();
+  let writes = 0;
+  const set = cache.set;
+  cache.set = async (job, capture) => {
+    const mine = ++writes;
+    if (mine === 1) await firstWrite.promise;
+    await set(job, capture);
+    landed.push(mine);
+  };
+  const { service } = serviceWith({ cache });
+  const plain = { ...JOB, options: undefined };
+  const first = await service.take(plain);
+  const refreshed = await service.take(plain, { forceRefresh: true });
+  assert.notEqual(refreshed.png, first.png);
+  firstWrite.resolve();
+  await eventually(() => landed.length === 2, "both writes are over");
+  assert.deepEqual(landed, [1, 2], "the refresh's write lands last");
+  const after = await service.take(plain);
+  assert.equal(after.cached, true);
+  assert.deepEqual(after.png, refreshed.png);
 });
