@@ -31,8 +31,10 @@ export const ScreenshotRequestSchema = z.object({
     example: false,
   }),
   fullPage: z.boolean().default(false).openapi({
-    description: "true captures the whole scrollable page, not just the viewport. Lazy " +
-      "content is nudged first (the page is scrolled through and its images awaited). A page " +
+    description: "true captures the whole scrollable page, not just the viewport. Settled " +
+      "(the default), the viewport is grown to the page so every scroll reveal and lazy image " +
+      "is in view at once, with viewport-tall sections held at the real viewport's height; " +
+      "with `settle: false` the page is scrolled through instead. A page " +
       `taller than ${MAX_CAPTURE_HEIGHT} CSS px, or than ${MAX_CAPTURE_PIXELS} image pixels ` +
       "in all (1920x16384), is cut there and the response says `truncated: true`.",
     example: false,
@@ -75,6 +77,17 @@ export const ScreenshotRequestSchema = z.object({
     description: "Wait this long after the page is ready, before the shot; it ends at the " +
       "capture budget at the latest.",
     example: 0,
+  }),
+  settle: z.boolean().default(true).openapi({
+    description: "true (the default) shoots the page as a person sees it once it stopped " +
+      "moving: the page's timers and animation frames are fast-forwarded (Chromium virtual " +
+      "time, up to 5 s of page time), finite CSS animations, transitions and Web Animations " +
+      "are brought to their end, infinite ones stop at their resting frame, late images, web " +
+      "fonts and fetched data are awaited (bounded, within the capture budget), and a shot that " +
+      "comes out a single flat colour while the page has content is taken once more after a " +
+      "short second settle. A page that never stops changing is shot as it is at the end of " +
+      "the budget, never a 408. false shoots the first frame after load, entrances mid-way.",
+    example: true,
   }),
 }).openapi("ScreenshotRequest", {
   example: { url: "https://example.com", deviceType: "desktop", colorScheme: "light" },

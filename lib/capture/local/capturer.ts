@@ -151,6 +151,7 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
             timeoutMs,
             options: job.options,
             engine,
+            log,
           });
           return { ...rendered, strategy: CHROMIUM_LOCAL };
         } finally {

@@ -4,7 +4,7 @@
  * there, never a failure.
  */
 import type { FiltersEngine } from "@ghostery/adblocker";
-import type { HTTPRequest, HTTPResponse, Page } from "puppeteer-core";
+import type { Page } from "puppeteer-core";
 import { ApiError } from "../../errors.ts";
 import { withTimeout } from "../../timeout.ts";
 import type { CaptureOptions } from "../request/options.ts";
@@ -13,18 +13,18 @@ import type { EgressSession } from "../../egress/proxy.ts";
 import { EGRESS_MARKER_HEADER } from "../../egress/proxy.ts";
 import { refusalError } from "./failures.ts";
 import { unbracket } from "../../egress/address.ts";
+import { type NetworkTracker, trackNetwork } from "./network.ts";
 import type { EgressRefusal } from "../../egress/proxy.ts";
 import { traced } from "../../telemetry/trace.ts";
+import type { Logger } from "../../log.ts";
+import { prepareSettle, settleAgain, type SettleContext, settlePage } from "./settle.ts";
+import { isBlankFrame } from "./blank_frame.ts";
+import type { ShotArea } from "./full_page.ts";
 
 // Extra time after DOMContentLoaded for load, lazy images, fonts and network quiet.
 const SETTLE_BUDGET_MS = 5_000;
 // In-viewport images and web fonts get this much of the settle budget at most.
 const ASSETS_BUDGET_MS = 3_000;
-// Network quiet: nothing in flight for a moment (a response often starts the next request)...
-const QUIET_GRACE_MS = 50;
-// ...or at most this many for longer (long polls and streams never end).
-const QUIET_MAX_IN_FLIGHT = 2;
-const QUIET_MS = 500;
 // A page whose main thread never yields cannot paint; give up on it rather than hang.
 const SCREENSHOT_TIMEOUT_MS = 10_000;
 
@@ -44,6 +44,8 @@ export interface RenderRequest {
   options?: CaptureOptions;
   /** The ad filter engine (blockAds hides ad slots with it). */
   engine?: FiltersEngine | null;
+  /** The capturer's logger: a blank frame shot again is reported there. */
+  log?: Logger;
 }
 
 /**
@@ -51,11 +53,13 @@ export interface RenderRequest {
  * otherwise); throws for what the caller maps to API errors.
  */
 export async function render(page: Page, request: RenderRequest): Promise<Rendered> {
-  const { session, url, timeoutMs, options = {}, engine } = request;
+  const { session, url, timeoutMs, options = {}, engine, log } = request;
   const budgetEnd = performance.now() + timeoutMs;
   const network = trackNetwork(page, url);
+  const settle = options.settle !== false;
   try {
     await prepareOptions(page, options);
+    if (settle) await prepareSettle(page);
     const response = await traced(
       "capture.navigation",
       {},
@@ -74,24 +78,30 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     if (page.mainFrame().url().startsWith("chrome-error:")) {
       throw new Error(`net::ERR_FAILED after a later navigation of ${url}`);
     }
-    const { clip, truncated } = await finishOptions(page, { options, engine, budgetEnd });
-    const png = await withTimeout(
-      traced("capture.screenshot", {}, () =>
-        page.screenshot({
-          type: "png",
-          optimizeForSpeed: true,
-          // A full page or element is drawn beyond the viewport without resizing it, so the
-          // layout (100vh sections, fixed headers) stays what the viewport shows.
-          ...(clip ? { clip, captureBeyondViewport: true } : { captureBeyondViewport: false }),
-        })),
-      SCREENSHOT_TIMEOUT_MS,
-      () =>
-        new ApiError(408, "upstream_timeout", "The page did not paint in time.", {
-          hint: "The target kept the browser busy (a script that never yields); try again later.",
-        }),
-    );
+    const settling: SettleContext = {
+      fullPage: options.fullPage === true,
+      budgetEnd,
+      idle: (until) => network.idle(until),
+    };
+    const { clip, truncated } = await finishOptions(page, {
+      options,
+      engine,
+      budgetEnd,
+      ...(settle && { settle: () => settled(page, settling) }),
+    });
+    let png = await shoot(page, clip);
+    // A page still fading in as a whole, past what the settle could bring about: once more.
+    if (settle && await isBlankFrame(page, png)) {
+      log?.info("blank frame: shooting again after a second settle", {
+        fullPage: settling.fullPage,
+      });
+      png = await traced("capture.blank_retry", {}, async () => {
+        await settleAgain(page, settling).catch(() => {});
+        return await shoot(page, clip);
+      });
+    }
     return {
-      png: new Uint8Array(png),
+      png,
       targetStatus: network.mainResponse?.status() ?? null,
       ...(truncated ? { truncated } : {}),
     };
@@ -105,9 +115,43 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
   }
 }
 
+/** The settle, traced; a best attempt: what fails in it leaves the page as it is. */
+async function settled(page: Page, context: SettleContext): Promise<{ height: number | null }> {
+  return await traced("capture.settle", { fullPage: context.fullPage }, async (span) => {
+    try {
+      const result = await settlePage(page, context);
+      span.setAttribute("advanced", result.advanced);
+      return result;
+    } catch {
+      span.setAttribute("advanced", false);
+      return { height: null };
+    }
+  });
+}
+
+/** The PNG of the viewport, or of `clip` drawn beyond it; 408 when the page cannot paint. */
+async function shoot(page: Page, clip: ShotArea["clip"]): Promise<Uint8Array> {
+  const png = await withTimeout(
+    traced("capture.screenshot", {}, () =>
+      page.screenshot({
+        type: "png",
+        optimizeForSpeed: true,
+        // A full page or element is drawn beyond the viewport without resizing it, so the
+        // layout (100vh sections, fixed headers) stays what the viewport shows.
+        ...(clip ? { clip, captureBeyondViewport: true } : { captureBeyondViewport: false }),
+      })),
+    SCREENSHOT_TIMEOUT_MS,
+    () =>
+      new ApiError(408, "upstream_timeout", "The page did not paint in time.", {
+        hint: "The target kept the browser busy (a script that never yields); try again later.",
+      }),
+  );
+  return new Uint8Array(png);
+}
+
 /** An answer the egress proxy wrote itself (refused destination) is an error, not a page. */
 function rejectProxyAnswer(
-  network: ReturnType<typeof trackNetwork>,
+  network: NetworkTracker,
   session: Pick<EgressSession, "refusals">,
 ): void {
   if (!network.mainResponse?.headers()[EGRESS_MARKER_HEADER]) return;
@@ -120,7 +164,7 @@ const HOP_EVENT_GRACE_MS = 100;
 
 /** navigationRefusal, giving a redirect hop's late request event a short, bounded moment. */
 async function awaitNavigationRefusal(
-  network: ReturnType<typeof trackNetwork>,
+  network: NetworkTracker,
   session: Pick<EgressSession, "refusals">,
 ): Promise<EgressRefusal | undefined> {
   const until = performance.now() + HOP_EVENT_GRACE_MS;
@@ -139,7 +183,7 @@ async function awaitNavigationRefusal(
  * background requests through the capture's proxy, and those are refused too.
  */
 function navigationRefusal(
-  network: ReturnType<typeof trackNetwork>,
+  network: NetworkTracker,
   session: Pick<EgressSession, "refusals">,
 ): EgressRefusal | undefined {
   return session.refusals.findLast((r) => network.navigationHosts.has(unbracket(r.host)));
@@ -177,68 +221,3 @@ const SETTLE_SCRIPT = `async (budget) => {
   const images = visible.filter((img) => !img.complete).map((img) => img.decode().catch(() => {}));
   await Promise.race([Promise.all([...images, document.fonts.ready]), timeout]);
 }`;
-
-/**
- * Counts the page's requests in flight, and records the latest main-document response and every
- * host the main frame navigated to, starting with `url`'s.
- */
-function trackNetwork(page: Page, url: string) {
-  let inFlight = 0;
-  let lastChange = performance.now();
-  const state = {
-    mainResponse: null as HTTPResponse | null,
-    navigationHosts: new Set([hostOf(url)]),
-    /** Resolves once the network is quiet (see QUIET_*), or at `deadline`. */
-    async quiet(deadline: number): Promise<void> {
-      // The common case: nothing left after load, so no idle period is added to the capture.
-      if (inFlight === 0) return;
-      while (performance.now() < deadline) {
-        const idle = performance.now() - lastChange;
-        if (inFlight === 0 && idle >= QUIET_GRACE_MS) return;
-        if (inFlight <= QUIET_MAX_IN_FLIGHT && idle >= QUIET_MS) return;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    },
-    stop() {
-      page.off("request", onRequest);
-      page.off("requestfinished", onDone);
-      page.off("requestfailed", onDone);
-      page.off("response", onResponse);
-    },
-  };
-  const counted = new WeakSet<HTTPRequest>();
-  const onRequest = (request: HTTPRequest) => {
-    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
-      state.navigationHosts.add(hostOf(request.url()));
-    }
-    // The favicon never shows in a screenshot; waiting for it only adds latency.
-    if (request.resourceType() === "other" && request.url().endsWith("/favicon.ico")) return;
-    counted.add(request);
-    inFlight++;
-    lastChange = performance.now();
-  };
-  const onDone = (request: HTTPRequest) => {
-    if (!counted.delete(request)) return;
-    inFlight--;
-    lastChange = performance.now();
-  };
-  const onResponse = (response: HTTPResponse) => {
-    const request = response.request();
-    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
-      state.mainResponse = response;
-    }
-  };
-  page.on("request", onRequest);
-  page.on("requestfinished", onDone);
-  page.on("requestfailed", onDone);
-  page.on("response", onResponse);
-  return state;
-}
-
-function hostOf(url: string): string {
-  try {
-    return unbracket(new URL(url).hostname);
-  } catch {
-    return "";
-  }
-}

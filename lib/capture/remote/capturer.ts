@@ -202,6 +202,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           timeoutMs,
           options: job.options,
           engine,
+          log,
         });
         return { ...rendered, strategy: CHROMIUM_REMOTE };
       } catch (error) {

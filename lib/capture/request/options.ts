@@ -1,6 +1,6 @@
 /**
  * The optional capture options (full page, scale, one element, hidden elements, ads, consent
- * dialogs, waits): their defaults, limits, and the canonical form that enters the cache key.
+ * dialogs, waits, settling): their defaults, limits, and the canonical form that enters the cache key.
  */
 
 export const SCALES = [1, 2, 3] as const;
@@ -29,6 +29,8 @@ export interface CaptureOptions {
   hideCookieBanners?: boolean;
   waitForSelector?: string;
   delayMs?: number;
+  /** false: the first frame as it is, without finishing entrances or growing a full page. */
+  settle?: boolean;
 }
 
 /** The value each option has when it is left out. */
@@ -39,6 +41,7 @@ export const DEFAULT_OPTIONS: Required<Omit<CaptureOptions, "selector" | "waitFo
   blockAds: false,
   hideCookieBanners: false,
   delayMs: 0,
+  settle: true,
 };
 
 /**
