@@ -43,7 +43,7 @@ const LATE_BUDGET_MS = 1_000;
 // Wall-clock bound of one budget: a page that burns the CPU per frame is shot as it is.
 const VIRTUAL_WALL_MS = 2_500;
 // Network quiet after the budget, at most (requests started by the growth or by timers).
-const NETWORK_MS = 2_000;
+const NETWORK_MS = 1_500;
 // Images and fonts inside the shot get this long to decode.
 const ASSETS_MS = 1_500;
 
