@@ -51,13 +51,15 @@ export function trackNetwork(page: Page, url: string) {
     /**
      * Resolves once no document, style, script, image, font or fetched data is in flight (a
      * skeleton waiting for its data, a late font), or at `deadline`; streams and media do not
-     * count, a long poll costs the deadline.
+     * count, a long poll costs the deadline. Whether there was anything to wait for.
      */
-    async idle(deadline: number): Promise<void> {
+    async idle(deadline: number): Promise<boolean> {
+      if (painted === 0) return false;
       while (performance.now() < deadline) {
-        if (painted === 0 && performance.now() - lastChange >= QUIET_GRACE_MS) return;
+        if (painted === 0 && performance.now() - lastChange >= QUIET_GRACE_MS) break;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
+      return true;
     },
     stop() {
       page.off("request", onRequest);

@@ -207,7 +207,8 @@ async function settleAssets(page: Page, budgetMs: number): Promise<void> {
 
 // Runs in the page (kept as text: the service is not type-checked against the DOM).
 const SETTLE_SCRIPT = `async (budget) => {
-  const timeout = new Promise((resolve) => setTimeout(resolve, budget));
+  let timer;
+  const timeout = new Promise((resolve) => timer = setTimeout(resolve, budget));
   const loaded = document.readyState === "complete"
     ? Promise.resolve()
     : new Promise((resolve) => addEventListener("load", resolve, { once: true }));
@@ -220,4 +221,6 @@ const SETTLE_SCRIPT = `async (budget) => {
   dispatchEvent(new Event("scroll"));
   const images = visible.filter((img) => !img.complete).map((img) => img.decode().catch(() => {}));
   await Promise.race([Promise.all([...images, document.fonts.ready]), timeout]);
+  // Cleared, so the settle does not count this wait as the page's own pending timer.
+  clearTimeout(timer);
 }`;

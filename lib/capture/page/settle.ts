@@ -59,9 +59,9 @@ export interface SettleContext {
   budgetEnd: number;
   /**
    * Resolves once nothing that changes the picture is in flight, or at `deadline` (the
-   * request tracker of network.ts, counting since before navigation).
+   * request tracker of network.ts, counting since before navigation); true if it waited.
    */
-  idle(deadline: number): Promise<void>;
+  idle(deadline: number): Promise<boolean>;
 }
 
 /** What the settle did, for the shot and the trace. */
@@ -89,7 +89,7 @@ export async function prepareSettle(page: Page): Promise<void> {
  * then advances page time, waits for the network and assets, and finishes animations.
  */
 export async function settlePage(page: Page, context: SettleContext): Promise<Settled> {
-  const probe = await page.evaluate(`(${PROBE_SCRIPT})()`) as Probe;
+  let probe = await page.evaluate(`(${PROBE_SCRIPT})()`) as Probe;
   let height: number | null = null;
   if (context.fullPage && probe.observes) {
     height = await growToDocument(page);
@@ -98,7 +98,15 @@ export async function settlePage(page: Page, context: SettleContext): Promise<Se
       .catch(() => {});
   }
   const grown = height !== null;
-  if (!probe.active && probe.animations === 0 && !grown) return { height, advanced: false };
+  if (!grown && isStatic(probe)) {
+    // Static, unless data or images still on the way (a skeleton waiting for its data) change
+    // that once they arrive.
+    if (!await context.idle(Math.min(context.budgetEnd, performance.now() + NETWORK_MS))) {
+      return { height, advanced: false };
+    }
+    probe = await page.evaluate(`(${PROBE_SCRIPT})()`) as Probe;
+    if (isStatic(probe)) return { height, advanced: false };
+  }
   let cdp: CDPSession | null = null;
   try {
     if (probe.active || grown) {
@@ -116,6 +124,11 @@ export async function settlePage(page: Page, context: SettleContext): Promise<Se
   } finally {
     await cdp?.detach().catch(() => {});
   }
+}
+
+/** Nothing could still change the picture: no pending timer, frame callback or animation. */
+function isStatic(probe: Probe): boolean {
+  return !probe.active && probe.animations === 0;
 }
 
 /** A second, shorter settle for a frame that came out blank: more network, time and assets. */
