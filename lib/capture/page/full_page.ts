@@ -123,7 +123,9 @@ const CONTENT_BOTTOM_SCRIPT = `() => {
   };
   if (document.body) walk(document.body, 0);
   const body = document.body ? getComputedStyle(document.body) : null;
-  const extra = body ? (parseFloat(body.paddingBottom) || 0) + (parseFloat(body.marginBottom) || 0) : 0;
+  const extra = body
+    ? (parseFloat(body.paddingBottom) || 0) + (parseFloat(body.marginBottom) || 0)
+    : 0;
   return Math.ceil(bottom + scrollY + extra);
 }`;
 

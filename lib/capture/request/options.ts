@@ -1,6 +1,7 @@
 /**
  * The optional capture options (full page, scale, one element, hidden elements, ads, consent
- * dialogs, waits, settling): their defaults, limits, and the canonical form that enters the cache key.
+ * dialogs, waits, settling): their defaults, limits, and the canonical form that enters the
+ * cache key.
  */
 
 export const SCALES = [1, 2, 3] as const;
