@@ -2,13 +2,16 @@
  * The blank-frame guard's test: is a PNG one flat colour? Only a small file can be (Chromium's
  * fast PNG of a flat 1920x1080 frame is 34 KB, a real page's several hundred), so most shots
  * are judged by their length alone; small ones are inflated and compared pixel by pixel, which
- * stops at the first pixel that differs.
+ * stops at the first pixel that differs (2 to 3 ms for a sparse page of a heading and a line).
  */
 import type { Page } from "puppeteer-core";
 import { HAS_CONTENT_SCRIPT } from "./settle_scripts.ts";
 
-// Bytes per pixel above which a PNG cannot be flat (a flat one is 1/60 byte per pixel).
-const FLAT_MAX_BYTES_PER_PIXEL = 1 / 40;
+// Bytes per row above which a PNG cannot be flat: Chromium's fast PNG of a flat frame takes
+// about 4 bytes plus 0.005 per byte of the row (32 a row at 1920 px RGB, 10 at 375, 59 at
+// 3840), so a shot with anything on it is mostly ruled out by its length alone.
+const FLAT_ROW_BYTES = 12;
+const FLAT_BYTES_PER_ROW_BYTE = 0.006;
 
 /** Whether the shot is one flat colour while the page has text or pictures to show. */
 export async function isBlankFrame(page: Page, png: Uint8Array): Promise<boolean> {
@@ -27,7 +30,9 @@ export async function isFlatPng(png: Uint8Array): Promise<boolean> {
   const height = view.getUint32(20);
   const channels = png[25] === 6 ? 4 : png[25] === 2 ? 3 : 0;
   if (png[24] !== 8 || channels === 0 || png[28] !== 0) return false;
-  if (png.length > width * height * FLAT_MAX_BYTES_PER_PIXEL + 1024) return false;
+  if (png.length > height * (FLAT_ROW_BYTES + width * channels * FLAT_BYTES_PER_ROW_BYTE)) {
+    return false;
+  }
   const parts: Uint8Array<ArrayBuffer>[] = [];
   for (let offset = 8; offset + 8 <= png.length;) {
     const length = view.getUint32(offset);

@@ -10,7 +10,8 @@
  * skips the settle, and routes requestAnimationFrame through a queue that `pump()` can drain:
  * under virtual time Chromium fires timers at once but paints frames at wall-clock pace, so
  * frame-driven animation (GSAP-like tickers) would otherwise see a handful of frames at most.
- * Each callback still runs once, by whichever comes first: the real frame or the pump.
+ * Each callback still runs once, by whichever comes first: the real frame or the pump. The
+ * natives are always called on `window`: a page may call them as methods of another object.
  */
 export const SETTLE_INIT_SCRIPT = `(() => {
   if (window.__shotlineSettle) return;
@@ -23,8 +24,8 @@ export const SETTLE_INIT_SCRIPT = `(() => {
     raf: window.requestAnimationFrame, caf: window.cancelAnimationFrame,
   };
   window.setTimeout = function (handler, ...rest) {
-    if (typeof handler !== "function") return native.setTimeout.call(this, handler, ...rest);
-    const id = native.setTimeout.call(this, function (...args) {
+    if (typeof handler !== "function") return native.setTimeout.call(window, handler, ...rest);
+    const id = native.setTimeout.call(window, function (...args) {
       timers.delete(id);
       return handler.apply(this, args);
     }, ...rest);
@@ -33,11 +34,11 @@ export const SETTLE_INIT_SCRIPT = `(() => {
   };
   window.clearTimeout = function (id) {
     timers.delete(id);
-    return native.clearTimeout.call(this, id);
+    return native.clearTimeout.call(window, id);
   };
   window.setInterval = function (...args) {
     hints.intervals++;
-    return native.setInterval.apply(this, args);
+    return native.setInterval.apply(window, args);
   };
   window.requestAnimationFrame = function (callback) {
     const entry = { callback, native: 0 };
