@@ -1,15 +1,15 @@
 /**
  * The settle: brings a page to the state a person sees once it stopped moving, instead of
  * waiting it out. Each ingredient, what it brings and what it breaks, measured on the settle
- * corpus (bench/settle_ablation.ts, regions right of 20 in the viewport / 41 in full pages;
- * nothing: 10 / 15; a fixed 1.5 s delay: 19 / 24 at +1.5 s):
+ * corpus (bench/settle_ablation.ts, regions right of 22 in the viewport / 44 in full pages;
+ * nothing: 12 / 18; a fixed 1.5 s delay: 21 / 27 at +1.5 s):
  *
  * - Virtual time (`Emulation.setVirtualTimePolicy` "advance", 5 s of page time in a few tens of
  *   ms): page timers fire at once (typing effects, class-added transitions, throttled scroll
- *   handlers, library debounces) and Date/performance.now follow; alone 18 / 24. It does not
+ *   handlers, library debounces) and Date/performance.now follow; alone 20 / 27. It does not
  *   drive frames: Chromium paints at wall-clock pace, so a rAF ticker (GSAP) sees two or three
  *   frames. Hence the frame pump of settle_scripts.ts, which runs queued animation-frame
- *   callbacks every 16 ms of page time: with it 20 / 26. Breaks: page timeouts shorter than the
+ *   callbacks every 16 ms of page time: with it 22 / 29. Breaks: page timeouts shorter than the
  *   budget fire (a fetch given 2 s gives up if the network is slower); after the budget the
  *   page's clock stands still, so nothing after it may wait on a page timer.
  * - Virtual time does not wait for the network: requests that change the picture (documents,
@@ -18,12 +18,13 @@
  *   budget lets their load handlers run.
  * - `finish()` on every finite animation of `document.getAnimations()` (CSS animations,
  *   transitions, Web Animations) and `cancel()` on infinite ones (a spinner at rest): the CSS
- *   timeline follows wall-clock frames, not virtual time; alone 16 / 22. Breaks: an effect
+ *   timeline follows wall-clock frames, not virtual time; alone 19 / 25. Breaks: an effect
  *   whose end state is meant to be invisible (a toast fading out) is shot at that end.
  * - Growing the viewport to the document (full_page.ts) is what reveals scroll-triggered
- *   sections and lazy images all at once: alone 10 / 20, with the rest 20 / 41 (every region),
- *   at about the first frame's time (viewport 411 against 405 ms, full page 671 against 533).
- * - `prefers-reduced-motion` is not emulated: it changed nothing on the corpus (10 / 15), and
+ *   sections and lazy images all at once: alone 12 / 23, with the rest 22 / 44 (every region),
+ *   at about the first frame's time (at load 7: viewport 411 against 405 ms, full page 671
+ *   against 533).
+ * - `prefers-reduced-motion` is not emulated: it changed nothing on the corpus (12 / 18), and
  *   where a library does answer it, it is the page of a person who asked for less motion.
  * - A page with no pending timer, interval, frame callback or animation skips all of it: a
  *   static page pays one probe, a few milliseconds.
