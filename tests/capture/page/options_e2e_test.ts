@@ -108,10 +108,14 @@ Deno.test("capture options render what they promise, pixel for pixel", async (t)
     });
 
     await t.step("delayMs: the page's later state is captured", async () => {
-      const early = await capture("/changes");
+      // Settled (the default), the page's 600 ms timer is fast-forwarded: the first frame is
+      // what settle: false shows.
+      const early = await capture("/changes", { settle: false });
       assert.deepEqual(early.image.rgb(960, 540), RED, "without a delay: before the change");
-      const late = await capture("/changes", { delayMs: 1500 });
+      const late = await capture("/changes", { delayMs: 1500, settle: false });
       assert.deepEqual(late.image.rgb(960, 540), GREEN);
+      const settled = await capture("/changes");
+      assert.deepEqual(settled.image.rgb(960, 540), GREEN, "settled: after the change");
     });
 
     await t.step(
