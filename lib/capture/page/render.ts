@@ -21,7 +21,13 @@ import { unbracket } from "../../egress/address.ts";
 import { type NetworkTracker, trackNetwork } from "./network.ts";
 import { traced } from "../../telemetry/trace.ts";
 import type { Logger } from "../../log.ts";
-import { prepareSettle, settleAgain, type SettleContext, settlePage } from "./settle.ts";
+import {
+  prepareSettle,
+  settleAgain,
+  type SettleContext,
+  type Settled,
+  settlePage,
+} from "./settle.ts";
 import { isBlankFrame } from "./blank_frame.ts";
 import type { ShotArea } from "./full_page.ts";
 
@@ -92,6 +98,7 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     if (page.mainFrame().url().startsWith("chrome-error:")) {
       throw new Error(`net::ERR_FAILED after a later navigation of ${url}`);
     }
+    let outcome: Settled | null = null;
     const settling: SettleContext = {
       fullPage: options.fullPage === true,
       budgetEnd,
@@ -102,12 +109,14 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
       engine,
       annoyances,
       budgetEnd,
-      ...(settle && { settle: () => settled(page, settling) }),
+      ...(settle && { settle: async () => (outcome = await settled(page, settling)) }),
     });
     const transparent = options.transparent === true;
     let png = await shoot(page, { clip, transparent });
     // A page still fading in as a whole, past what the settle could bring about: once more.
-    if (settle && await isBlankFrame(page, png)) {
+    // A static page (nothing pending or animating) shows what it is: a flat frame is its look.
+    const still = (outcome as Settled | null)?.still ?? false;
+    if (settle && !still && await isBlankFrame(page, png)) {
       log?.info("blank frame: shooting again after a second settle", {
         fullPage: settling.fullPage,
       });
@@ -133,7 +142,7 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
 }
 
 /** The settle, traced; a best attempt: what fails in it leaves the page as it is. */
-async function settled(page: Page, context: SettleContext): Promise<{ height: number | null }> {
+async function settled(page: Page, context: SettleContext): Promise<Settled> {
   return await traced("capture.settle", { fullPage: context.fullPage }, async (span) => {
     try {
       const result = await settlePage(page, context);
@@ -141,7 +150,7 @@ async function settled(page: Page, context: SettleContext): Promise<{ height: nu
       return result;
     } catch {
       span.setAttribute("advanced", false);
-      return { height: null };
+      return { height: null, advanced: false, still: false };
     }
   });
 }

@@ -69,8 +69,10 @@ export interface SettleContext {
 export interface Settled {
   /** The full page's height in CSS px when the viewport was grown to it; null otherwise. */
   height: number | null;
-  /** Whether page time was advanced (false: the page was static). */
+  /** Whether page time was advanced. */
   advanced: boolean;
+  /** Nothing pending, animating or in flight from the start: the settle did nothing. */
+  still: boolean;
 }
 
 interface Probe {
@@ -103,10 +105,11 @@ export async function settlePage(page: Page, context: SettleContext): Promise<Se
     // Static, unless data or images still on the way (a skeleton waiting for its data) change
     // that once they arrive.
     if (!await context.idle(Math.min(context.budgetEnd, performance.now() + NETWORK_MS))) {
-      return { height, advanced: false };
+      return { height, advanced: false, still: true };
     }
     probe = await page.evaluate(`(${PROBE_SCRIPT})()`) as Probe;
-    if (isStatic(probe)) return { height, advanced: false };
+    // Still static, but what arrived (or is still arriving) may be what makes it visible.
+    if (isStatic(probe)) return { height, advanced: false, still: false };
   }
   let cdp: CDPSession | null = null;
   try {
@@ -121,7 +124,7 @@ export async function settlePage(page: Page, context: SettleContext): Promise<Se
     // Measured again once settled: before, entrances still offset (an element sliding up from
     // 80 px lower) make the document look taller than it is.
     if (grown) height = await contentBottom(page) || height;
-    return { height, advanced: cdp !== null };
+    return { height, advanced: cdp !== null, still: false };
   } finally {
     await cdp?.detach().catch(() => {});
   }
