@@ -4,7 +4,7 @@
  * captures), printed as Markdown:
  * (a) the cost table: one capture's phases, wall and CPU, isolated (fresh context) vs reused page;
  * (b) throughput in interleaved rounds: a bare loop reusing two pages (one per window, the
- *     reference), a bare loop with a fresh context per capture, a bare loop reusing two pages
+ *     reference), the same loop alternating two sites (a new renderer per navigation), a bare loop with a fresh context per capture, a bare loop reusing two pages
  *     with a wipe between captures (cost only: not a complete wipe), and the service over HTTP
  *     (forceRefresh, distinct URLs) at MAX_CONCURRENT_CAPTURES=2 and 3;
  * (c) warm single-capture latency, service vs the bare CDP floor, interleaved;
@@ -61,7 +61,11 @@ const docs = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async
   }
 });
 let serial = 0;
-const docsUrl = () => `http://127.0.0.1:${docs.addr.port}/${++serial}/std/index.html`;
+const docsUrl = (host = "127.0.0.1") =>
+  `http://${host}:${docs.addr.port}/${++serial}/std/index.html`;
+// 127.0.0.1 and localhost are different sites: a reused page then changes renderer process on
+// every navigation, as it would across a gallery of different sites.
+const otherSiteUrl = () => docsUrl(serial % 2 ? "localhost" : "127.0.0.1");
 
 // --- the service, and its browser for the bare loops -----------------------------------------
 const launched: Browser[] = [];
@@ -111,8 +115,8 @@ const browserPid = browser.process()!.pid!;
 const LOADED = `new Promise((resolve) => document.readyState === "complete"
   ? resolve() : addEventListener("load", resolve, { once: true })).then(() => document.fonts.ready)
   .then(() => true)`;
-async function shootPage(page: Page): Promise<void> {
-  await page.goto(docsUrl(), { waitUntil: "domcontentloaded" });
+async function shootPage(page: Page, url = docsUrl()): Promise<void> {
+  await page.goto(url, { waitUntil: "domcontentloaded" });
   await page.evaluate(LOADED);
   const png = await page.screenshot({ type: "png", optimizeForSpeed: true });
   JSON.stringify({ screenshot: new Uint8Array(png).toBase64() });
@@ -146,6 +150,10 @@ const variants: Record<string, { concurrency: number; one: Worker }> = {
   "bare loop, two reused pages (one per window): reference": {
     concurrency: 2,
     one: (i) => shootPage(reusedPages[i]),
+  },
+  "bare loop, two reused pages, sites alternating (127.0.0.1, localhost)": {
+    concurrency: 2,
+    one: (i) => shootPage(reusedPages[i], otherSiteUrl()),
   },
   "bare loop, fresh context per capture": {
     concurrency: 2,
@@ -245,7 +253,11 @@ const memRow = (m: ReturnType<typeof memory>) =>
   `| ${count} | ${m.deno.toFixed(0)} | ${m.chromiumRss.toFixed(0)} | ${
     m.chromiumPrivate.toFixed(0)
   } | ${m.processes} |`;
-for (const checkpoint of [10, 100, 200, TOTAL]) {
+for (
+  const checkpoint of [10, 100, 200, TOTAL].filter((c, i, all) =>
+    c <= TOTAL && all.indexOf(c) === i
+  )
+) {
   await Promise.all([0, 1].map(async () => {
     while (count < checkpoint) {
       count++;

@@ -1,7 +1,7 @@
 /**
  * Isolation between captures, on both backends: a page captured first leaves a cookie, local and
- * session storage, an IndexedDB database, a CacheStorage entry, a service worker and an
- * HTTP-cacheable response; a page of the same origin captured next finds none of them.
+ * session storage, an IndexedDB database, a CacheStorage entry, a service worker, a session
+ * history entry and an HTTP-cacheable response; a page of the same origin captured next finds none of them.
  */
 import assert from "node:assert/strict";
 import { createChromiumCapturer } from "../../lib/capture/local/capturer.ts";
@@ -36,6 +36,8 @@ const LOOK = `
     indexedDB: databases.some((d) => d.name === "leak") ? "seen" : "absent",
     cacheStorage: (await caches.keys()).includes("leak") ? "seen" : "absent",
     serviceWorker: registrations.length > 0 ? "seen" : "absent",
+    // A reused tab would carry the earlier capture's session history.
+    history: history.length > 1 ? "seen" : "absent",
   };
 `;
 
@@ -59,6 +61,7 @@ const LEAVE = `
   const registration = await navigator.serviceWorker.register("/sw.js");
   await navigator.serviceWorker.ready;
   await fetch("/cacheable");
+  history.pushState(null, "", "#left");
   ${LOOK}
   await report({ left: registration.active ? "all" : "no worker", ...found });
 `;
