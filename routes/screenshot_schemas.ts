@@ -79,8 +79,11 @@ export const ScreenshotRequestSchema = z.object({
     example: false,
   }),
   fullPage: z.boolean().default(false).openapi({
-    description: "true captures the whole scrollable page, not just the viewport. Lazy " +
-      "content is nudged first (the page is scrolled through and its images awaited). A page " +
+    description: "true captures the whole scrollable page, not just the viewport. Settled " +
+      "(the default), the viewport is grown to the page so every scroll reveal and lazy image " +
+      "is in view at once (reveals that hide again out of view included), viewport-tall " +
+      "sections keep the real viewport's height and a fixed header appears once, at the top; " +
+      "with `settle: false` the page is scrolled through instead. A page " +
       `taller than ${MAX_CAPTURE_HEIGHT} CSS px, or than ${MAX_CAPTURE_PIXELS} image pixels ` +
       "in all (1920x16384), is cut there and the response says `truncated: true`.",
     example: false,
@@ -185,6 +188,20 @@ export const ScreenshotRequestSchema = z.object({
       "cached. Also applies to a cached capture of an error page. It does not change the " +
       "render, so it is not part of the cache key.",
     example: false,
+  }),
+  settle: z.boolean().default(true).openapi({
+    description: "true (the default) shoots the page as a person sees it once it stopped " +
+      "moving: the page's timers and animation frames are fast-forwarded (Chromium virtual " +
+      "time, up to 5 s of page time in a few milliseconds), finite CSS animations, transitions " +
+      "and Web Animations are brought to their end, infinite ones (spinners, marquees) rest " +
+      "at their un-animated frame, and late images, web fonts and fetched data are awaited " +
+      "(at most 1.5 s more, within the capture budget). A shot that comes out one flat colour " +
+      "while the page has content is taken once more after a second, short settle. A page " +
+      "that keeps animating or polling is shot as it is at the end of those bounds, not " +
+      "answered with 408. A static page skips all of it. false shoots the first frame after " +
+      "load, as before: entrance animations mid-way, scroll reveals below the first screen " +
+      "hidden; it is cached apart from settled captures.",
+    example: true,
   }),
 }).openapi("ScreenshotRequest", {
   example: { url: "https://example.com", deviceType: "desktop", colorScheme: "light" },

@@ -7,17 +7,7 @@ import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
 import { launchChromium } from "../fixtures/editor_browser.ts";
 import { startEditorInstance } from "../fixtures/editor_instance.ts";
-import { openEditor, submit, text, typeInto } from "../fixtures/editor_page.ts";
-
-/** Collects the JSON body of every capture request the page sends. */
-function captureBodies(page: Page) {
-  const bodies: Array<Record<string, unknown>> = [];
-  page.on("request", (request) => {
-    if (!request.url().endsWith("/api/screenshot")) return;
-    bodies.push(JSON.parse(request.postData() ?? "null"));
-  });
-  return bodies;
-}
+import { captureBodies, openEditor, submit, text, typeInto } from "../fixtures/editor_page.ts";
 
 /** The newer controls as the page shows them. */
 function controls(page: Page) {

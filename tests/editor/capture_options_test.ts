@@ -2,23 +2,20 @@ import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
 import { launchChromium } from "../fixtures/editor_browser.ts";
 import { startEditorInstance, TALL_PAGE_PX } from "../fixtures/editor_instance.ts";
-import { isHidden, openEditor, submit, text, typeInto } from "../fixtures/editor_page.ts";
+import {
+  captureBodies,
+  isHidden,
+  openEditor,
+  submit,
+  text,
+  typeInto,
+} from "../fixtures/editor_page.ts";
 
 const CHECKBOXES = {
   fullPage: "#capture-full-page",
   hideCookieBanners: "#capture-hide-cookies",
   blockAds: "#capture-block-ads",
 };
-
-/** Collects the JSON body of every capture request the page sends. */
-function captureBodies(page: Page) {
-  const bodies: Array<Record<string, unknown>> = [];
-  page.on("request", (request) => {
-    if (!request.url().endsWith("/api/screenshot")) return;
-    bodies.push(JSON.parse(request.postData() ?? "null"));
-  });
-  return bodies;
-}
 
 /** The canvas's pixel size, its size on screen, and whether the preview scrolls. */
 function preview(page: Page) {

@@ -32,6 +32,7 @@ const CAPTURE_STAGES = [
   "capture.context_acquire",
   "capture.navigation",
   "capture.readiness_wait",
+  "capture.settle",
   "capture.screenshot",
   "capture.cache_write",
 ];
@@ -106,7 +107,8 @@ Deno.test("captures, an export, a post and a media stream arrive as spans, witho
     assert.equal(hit.attributes.backend, "chromium-local");
     assert.equal(named("capture.render")[0].attributes.backend, "chromium-local");
     const renderId = named("capture.render")[0].spanId;
-    for (const stage of ["capture.navigation", "capture.readiness_wait", "capture.screenshot"]) {
+    const stages = ["capture.navigation", "capture.readiness_wait", "capture.settle"];
+    for (const stage of [...stages, "capture.screenshot"]) {
       // The boundary self-test navigates too, under its own span: look among the render's children.
       const children = named(stage).filter((span) => span.parentSpanId === renderId);
       assert.equal(children.length, 1, `${stage} is a child of the render`);

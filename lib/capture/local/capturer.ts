@@ -157,6 +157,7 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
             engine,
             credentials: job.credentials,
             annoyances,
+            log,
           });
           return { ...rendered, strategy: CHROMIUM_LOCAL };
         } finally {

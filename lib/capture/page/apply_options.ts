@@ -1,8 +1,9 @@
 /**
  * The capture options applied to a page, in the order the wait ladder (render.ts) calls them:
- * before navigation (viewport, selector syntax, consent engine), after load (waitForSelector),
- * and right before the shot (consent answered, delay, hiding, full page or element area). A
- * job without options goes through none of this and is shot exactly as before.
+ * before navigation (viewport, selector syntax, styles, consent engine), after load
+ * (waitForSelector), and right before the shot (consent answered, click, delay, the settle,
+ * hiding and removal, full page or element area). A job without options goes through none of
+ * this but the settle.
  */
 import type { FiltersEngine } from "@ghostery/adblocker";
 import type { Page } from "puppeteer-core";
@@ -10,6 +11,7 @@ import { PageFailure } from "./page_failure.ts";
 import { adHidingCss } from "./adblock.ts";
 import { CONSENT_FALLBACK_CSS, installConsentHandler, settleConsent } from "./consent.ts";
 import {
+  contentBottom,
   elementArea,
   fullPageArea,
   LAZY_HINTS_SCRIPT,
@@ -60,7 +62,10 @@ export async function prepareOptions(page: Page, options: CaptureOptions): Promi
   await applyViewport(page, options);
   if (options.styles) await installStyles(page, options.styles);
   if (options.hideCookieBanners) await installConsentHandler(page);
-  if (options.fullPage) await page.evaluateOnNewDocument(LAZY_HINTS_SCRIPT);
+  // A settled capture installs its own hints (settle.ts); the scroll-through needs these.
+  if (options.fullPage && options.settle === false) {
+    await page.evaluateOnNewDocument(LAZY_HINTS_SCRIPT);
+  }
 }
 
 /** After load: waits for waitForSelector to match a visible element; 408 past the budget. */
@@ -88,15 +93,22 @@ export interface FinishContext {
   annoyances?: FiltersEngine | null;
   /** performance.now() at which the capture budget ends. */
   budgetEnd: number;
+  /**
+   * The settle (settle.ts), run after the consent answer and delayMs and before the hiding
+   * stylesheet; it returns the full page's height when it grew the viewport. Absent with
+   * `settle: false`: a full page is then scrolled through instead.
+   */
+  settle?: () => Promise<{ height: number | null }>;
 }
 
 const remaining = (budgetEnd: number, cap: number) =>
   Math.max(0, Math.min(cap, budgetEnd - performance.now()));
 
 /**
- * Right before the shot: lets the consent engine finish, clicks clickSelector, waits delayMs (ending at the budget
- * at the latest), nudges lazy content of a full page, hides what was asked, and returns the
- * area to shoot (null clip: the viewport, as for a plain capture).
+ * Right before the shot: lets the consent engine finish, clicks clickSelector, waits delayMs
+ * (ending at the budget at the latest), settles the page (or nudges lazy content of a full page),
+ * hides and removes what was asked, and returns the area to shoot (null clip: the viewport, as for
+ * a plain capture).
  */
 export async function finishOptions(page: Page, context: FinishContext): Promise<ShotArea> {
   const { options, budgetEnd } = context;
@@ -108,8 +120,9 @@ export async function finishOptions(page: Page, context: FinishContext): Promise
     const wait = remaining(budgetEnd, options.delayMs);
     await new Promise((resolve) => setTimeout(resolve, wait));
   }
+  const settled = context.settle ? await context.settle() : null;
   try {
-    return await prepareShot(page, context);
+    return await prepareShot(page, context, settled?.height);
   } catch (error) {
     // Some consent platforms reload the page once the choice is made: shoot the new document.
     if (!/Execution context was destroyed|Cannot find context/.test(String(error))) throw error;
@@ -121,10 +134,17 @@ export async function finishOptions(page: Page, context: FinishContext): Promise
   }
 }
 
-/** Nudges a full page, adds the hiding stylesheet and measures the area to shoot. */
-async function prepareShot(page: Page, context: FinishContext): Promise<ShotArea> {
+/**
+ * Nudges a full page that was not settled, adds the hiding stylesheet and measures the area to
+ * shoot (`height`: the full page's, when the settle measured it).
+ */
+async function prepareShot(
+  page: Page,
+  context: FinishContext,
+  height?: number | null,
+): Promise<ShotArea> {
   const { options, engine, annoyances, budgetEnd } = context;
-  if (options.fullPage) {
+  if (options.fullPage && !context.settle) {
     await nudgeLazyContent(page, {
       scale: options.scale ?? 1,
       budgetMs: remaining(budgetEnd, NUDGE_BUDGET_MS),
@@ -142,13 +162,16 @@ async function prepareShot(page: Page, context: FinishContext): Promise<ShotArea
   });
   const scale = options.scale ?? 1;
   if (options.selector) return await elementArea(page, { selector: options.selector, scale });
-  if (options.fullPage) return await fullPageArea(page, { scale });
+  // Removed elements leave the layout: the settled page's end moved up with them.
+  if (height && options.removeSelectors?.length) height = await contentBottom(page);
+  if (options.fullPage) return await fullPageArea(page, { scale, height });
   return VIEWPORT_AREA;
 }
 
 // Runs in the page. A constructed stylesheet needs no <style> element, so a page's Content
 // Security Policy cannot refuse it; each selector is its own rule, so one selector cannot
-// swallow the others. Hidden elements keep their space; removed ones leave the layout.
+// swallow the others. Hidden elements keep their space; removed ones leave the layout. Two
+// frames, not a timer: a settled page's timers stand still.
 const ADD_STYLES_SCRIPT = `async (css, hidden, removed) => {
   const sheet = new CSSStyleSheet();
   sheet.replaceSync(css);
@@ -160,7 +183,7 @@ const ADD_STYLES_SCRIPT = `async (css, hidden, removed) => {
   for (const selector of hidden) add(selector, "visibility: hidden !important;");
   for (const selector of removed) add(selector, "display: none !important;");
   document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
-  await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+  await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
 }`;
 
 async function addStyles(

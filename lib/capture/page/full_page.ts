@@ -1,6 +1,7 @@
 /**
- * The area a capture shoots when it is not the viewport: the whole page (after nudging lazy
- * content into loading) or one element, cut at the size cap so a 40000 px page never asks
+ * The area a capture shoots when it is not the viewport: the whole page (a settled capture
+ * grows the viewport to the document first; one with `settle: false` nudges lazy content by
+ * scrolling through) or one element, cut at the size cap so a 40000 px page never asks
  * Chromium for a bitmap it cannot hold.
  */
 import type { Page } from "puppeteer-core";
@@ -85,10 +86,82 @@ export async function nudgeLazyContent(
   await page.evaluate(`(${NUDGE_SCRIPT})(${cap}, ${Math.round(options.budgetMs)})`);
 }
 
-/** The whole page from the top, the viewport's width, at most the cap tall. */
-export async function fullPageArea(page: Page, options: { scale: number }): Promise<ShotArea> {
+// Runs in the page: holds every element exactly one viewport tall (a 100vh hero, a full-height
+// overlay) and every 100vh min-height at its pixel value, so growing the viewport does not
+// stretch them to the page; then the document's height at the real viewport.
+const PIN_VIEWPORT_UNITS_SCRIPT = `() => {
+  scrollTo({ top: 0, behavior: "instant" });
+  const vh = innerHeight;
+  const px = vh + "px";
+  for (const el of document.body ? document.body.querySelectorAll("*") : []) {
+    const style = getComputedStyle(el);
+    if (style.display === "none") continue;
+    const height = el.getBoundingClientRect().height;
+    if (Math.abs(height - vh) < 1) el.style.setProperty("height", px, "important");
+    if (Math.abs(parseFloat(style.minHeight) - vh) < 1) {
+      el.style.setProperty("min-height", px, "important");
+    }
+    if (Math.abs(parseFloat(style.maxHeight) - vh) < 1) {
+      el.style.setProperty("max-height", px, "important");
+    }
+  }
+  return ${DOC_HEIGHT};
+}`;
+
+// Runs in the page: where the content ends, by the boxes of the body's children and
+// grandchildren (fixed ones excepted); a grown viewport makes scrollHeight useless for this.
+const CONTENT_BOTTOM_SCRIPT = `() => {
+  let bottom = 0;
+  const walk = (parent, depth) => {
+    for (const el of parent.children) {
+      const style = getComputedStyle(el);
+      if (style.position === "fixed" || style.display === "none") continue;
+      const r = el.getBoundingClientRect();
+      if (r.height > 0) bottom = Math.max(bottom, r.bottom + (parseFloat(style.marginBottom) || 0));
+      if (depth < 1) walk(el, depth + 1);
+    }
+  };
+  if (document.body) walk(document.body, 0);
+  const body = document.body ? getComputedStyle(document.body) : null;
+  const extra = body
+    ? (parseFloat(body.paddingBottom) || 0) + (parseFloat(body.marginBottom) || 0)
+    : 0;
+  return Math.ceil(bottom + scrollY + extra);
+}`;
+
+/**
+ * Grows the viewport past the document (by one real viewport, so reveal thresholds such as
+ * "top 80%" are crossed by the last section too, as when a person scrolls to the end) after
+ * pinning viewport-tall elements; returns the document's height at the real viewport. Every
+ * IntersectionObserver and scroll handler then sees the whole page in view at once: reveals
+ * that hide again out of view stay shown, and a fixed header is drawn once, at the top.
+ */
+export async function growToDocument(page: Page): Promise<number> {
+  const viewport = page.viewport();
+  if (!viewport) return 0;
+  const { cap } = capFor(page, viewport.deviceScaleFactor ?? 1);
+  const measured = await page.evaluate(`(${PIN_VIEWPORT_UNITS_SCRIPT})()`);
+  const height = typeof measured === "number" ? Math.ceil(measured) : cap;
+  await page.setViewport({ ...viewport, height: Math.min(height + viewport.height, cap) });
+  return height;
+}
+
+/** Where the content of a grown page ends, in CSS px. */
+export async function contentBottom(page: Page): Promise<number> {
+  const measured = await page.evaluate(`(${CONTENT_BOTTOM_SCRIPT})()`);
+  return typeof measured === "number" ? measured : 0;
+}
+
+/**
+ * The whole page from the top, the viewport's width, at most the cap tall; `height` when the
+ * settle already measured it (a grown viewport makes the document at least that tall).
+ */
+export async function fullPageArea(
+  page: Page,
+  options: { scale: number; height?: number | null },
+): Promise<ShotArea> {
   const { width, cap } = capFor(page, options.scale);
-  const measured = await page.evaluate(DOC_HEIGHT);
+  const measured = options.height ?? await page.evaluate(DOC_HEIGHT);
   const height = typeof measured === "number" && measured > 0 ? Math.ceil(measured) : cap;
   return { clip: { x: 0, y: 0, width, height: Math.min(height, cap) }, truncated: height > cap };
 }

@@ -4,9 +4,10 @@
  * there, never a failure.
  */
 import type { FiltersEngine } from "@ghostery/adblocker";
-import type { HTTPRequest, HTTPResponse, Page } from "puppeteer-core";
+import type { Page } from "puppeteer-core";
 import { withTimeout } from "../../timeout.ts";
 import type { CaptureOptions } from "../request/options.ts";
+import type { Credentials } from "../request/credentials.ts";
 import { finishOptions, prepareOptions, waitForOption } from "./apply_options.ts";
 import {
   EGRESS_MARKER_HEADER,
@@ -16,19 +17,18 @@ import {
 } from "../../egress/types.ts";
 import { PageFailure } from "./page_failure.ts";
 import { sendCredentials } from "./credentials.ts";
-import type { Credentials } from "../request/credentials.ts";
 import { unbracket } from "../../egress/address.ts";
+import { type NetworkTracker, trackNetwork } from "./network.ts";
 import { traced } from "../../telemetry/trace.ts";
+import type { Logger } from "../../log.ts";
+import { prepareSettle, settleAgain, type SettleContext, settlePage } from "./settle.ts";
+import { isBlankFrame } from "./blank_frame.ts";
+import type { ShotArea } from "./full_page.ts";
 
 // Extra time after DOMContentLoaded for load, lazy images, fonts and network quiet.
 const SETTLE_BUDGET_MS = 5_000;
 // In-viewport images and web fonts get this much of the settle budget at most.
 const ASSETS_BUDGET_MS = 3_000;
-// Network quiet: nothing in flight for a moment (a response often starts the next request)...
-const QUIET_GRACE_MS = 50;
-// ...or at most this many for longer (long polls and streams never end).
-const QUIET_MAX_IN_FLIGHT = 2;
-const QUIET_MS = 500;
 // A page whose main thread never yields cannot paint; give up on it rather than hang.
 const SCREENSHOT_TIMEOUT_MS = 10_000;
 
@@ -52,6 +52,8 @@ export interface RenderRequest {
   credentials?: Credentials;
   /** The annoyance filter engine (hideAnnoyances hides chat widgets and pop-ups with it). */
   annoyances?: FiltersEngine | null;
+  /** The capturer's logger: a blank frame shot again is reported there. */
+  log?: Logger;
 }
 
 /**
@@ -60,14 +62,18 @@ export interface RenderRequest {
  * captureFailure maps to API errors.
  */
 export async function render(page: Page, request: RenderRequest): Promise<Rendered> {
-  const { session, url, timeoutMs, options = {}, engine, credentials, annoyances } = request;
+  const { session, url, timeoutMs, options = {}, engine, annoyances, log } = request;
   const budgetEnd = performance.now() + timeoutMs;
   const network = trackNetwork(page, url);
+  const settle = options.settle !== false;
   let sender: { stop(): Promise<void> } | null = null;
   try {
     // Only a capture with credentials intercepts for them: a plain one pays nothing.
-    if (credentials) sender = await sendCredentials(page, { url, credentials });
+    if (request.credentials) {
+      sender = await sendCredentials(page, { url, credentials: request.credentials });
+    }
     await prepareOptions(page, options);
+    if (settle) await prepareSettle(page);
     const response = await traced(
       "capture.navigation",
       {},
@@ -86,28 +92,32 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     if (page.mainFrame().url().startsWith("chrome-error:")) {
       throw new Error(`net::ERR_FAILED after a later navigation of ${url}`);
     }
+    const settling: SettleContext = {
+      fullPage: options.fullPage === true,
+      budgetEnd,
+      idle: (until) => network.idle(until),
+    };
     const { clip, truncated } = await finishOptions(page, {
       options,
       engine,
       annoyances,
       budgetEnd,
+      ...(settle && { settle: () => settled(page, settling) }),
     });
-    const png = await withTimeout(
-      traced("capture.screenshot", {}, () =>
-        page.screenshot({
-          type: "png",
-          optimizeForSpeed: true,
-          // A full page or element is drawn beyond the viewport without resizing it, so the
-          // layout (100vh sections, fixed headers) stays what the viewport shows.
-          ...(clip ? { clip, captureBeyondViewport: true } : { captureBeyondViewport: false }),
-          // transparent: no default white behind the page, so the PNG keeps its alpha.
-          ...(options.transparent ? { omitBackground: true } : {}),
-        })),
-      SCREENSHOT_TIMEOUT_MS,
-      () => new PageFailure({ kind: "no_paint" }),
-    );
+    const transparent = options.transparent === true;
+    let png = await shoot(page, { clip, transparent });
+    // A page still fading in as a whole, past what the settle could bring about: once more.
+    if (settle && await isBlankFrame(page, png)) {
+      log?.info("blank frame: shooting again after a second settle", {
+        fullPage: settling.fullPage,
+      });
+      png = await traced("capture.blank_retry", {}, async () => {
+        await settleAgain(page, settling).catch(() => {});
+        return await shoot(page, { clip, transparent });
+      });
+    }
     return {
-      png: new Uint8Array(png),
+      png,
       targetStatus: network.mainResponse?.status() ?? null,
       ...(truncated ? { truncated } : {}),
     };
@@ -122,9 +132,46 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
   }
 }
 
+/** The settle, traced; a best attempt: what fails in it leaves the page as it is. */
+async function settled(page: Page, context: SettleContext): Promise<{ height: number | null }> {
+  return await traced("capture.settle", { fullPage: context.fullPage }, async (span) => {
+    try {
+      const result = await settlePage(page, context);
+      span.setAttribute("advanced", result.advanced);
+      return result;
+    } catch {
+      span.setAttribute("advanced", false);
+      return { height: null };
+    }
+  });
+}
+
+/** The PNG of the viewport, or of `clip` drawn beyond it; a PageFailure when it cannot paint. */
+async function shoot(
+  page: Page,
+  shot: { clip: ShotArea["clip"]; transparent: boolean },
+): Promise<Uint8Array> {
+  const { clip, transparent } = shot;
+  const png = await withTimeout(
+    traced("capture.screenshot", {}, () =>
+      page.screenshot({
+        type: "png",
+        optimizeForSpeed: true,
+        // A full page or element is drawn beyond the viewport without resizing it, so the
+        // layout (100vh sections, fixed headers) stays what the viewport shows.
+        ...(clip ? { clip, captureBeyondViewport: true } : { captureBeyondViewport: false }),
+        // transparent: no default white behind the page, so the PNG keeps its alpha.
+        ...(transparent ? { omitBackground: true } : {}),
+      })),
+    SCREENSHOT_TIMEOUT_MS,
+    () => new PageFailure({ kind: "no_paint" }),
+  );
+  return new Uint8Array(png);
+}
+
 /** An answer the egress proxy wrote itself (refused destination) is an error, not a page. */
 function rejectProxyAnswer(
-  network: ReturnType<typeof trackNetwork>,
+  network: NetworkTracker,
   session: RefusalLog,
 ): void {
   // puppeteer gives header names in lower case.
@@ -138,7 +185,7 @@ const HOP_EVENT_GRACE_MS = 100;
 
 /** navigationRefusal, giving a redirect hop's late request event a short, bounded moment. */
 async function awaitNavigationRefusal(
-  network: ReturnType<typeof trackNetwork>,
+  network: NetworkTracker,
   session: RefusalLog,
 ): Promise<EgressRefusal | undefined> {
   const until = performance.now() + HOP_EVENT_GRACE_MS;
@@ -157,7 +204,7 @@ async function awaitNavigationRefusal(
  * background requests through the capture's proxy, and those are refused too.
  */
 function navigationRefusal(
-  network: ReturnType<typeof trackNetwork>,
+  network: NetworkTracker,
   session: RefusalLog,
 ): EgressRefusal | undefined {
   return session.refusals.findLast((r) => network.navigationHosts.has(unbracket(r.host)));
@@ -181,7 +228,8 @@ async function settleAssets(page: Page, budgetMs: number): Promise<void> {
 
 // Runs in the page (kept as text: the service is not type-checked against the DOM).
 const SETTLE_SCRIPT = `async (budget) => {
-  const timeout = new Promise((resolve) => setTimeout(resolve, budget));
+  let timer;
+  const timeout = new Promise((resolve) => timer = setTimeout(resolve, budget));
   const loaded = document.readyState === "complete"
     ? Promise.resolve()
     : new Promise((resolve) => addEventListener("load", resolve, { once: true }));
@@ -194,69 +242,6 @@ const SETTLE_SCRIPT = `async (budget) => {
   dispatchEvent(new Event("scroll"));
   const images = visible.filter((img) => !img.complete).map((img) => img.decode().catch(() => {}));
   await Promise.race([Promise.all([...images, document.fonts.ready]), timeout]);
+  // Cleared, so the settle does not count this wait as the page's own pending timer.
+  clearTimeout(timer);
 }`;
-
-/**
- * Counts the page's requests in flight, and records the latest main-document response and every
- * host the main frame navigated to, starting with `url`'s.
- */
-function trackNetwork(page: Page, url: string) {
-  let inFlight = 0;
-  let lastChange = performance.now();
-  const state = {
-    mainResponse: null as HTTPResponse | null,
-    navigationHosts: new Set([hostOf(url)]),
-    /** Resolves once the network is quiet (see QUIET_*), or at `deadline`. */
-    async quiet(deadline: number): Promise<void> {
-      // The common case: nothing left after load, so no idle period is added to the capture.
-      if (inFlight === 0) return;
-      while (performance.now() < deadline) {
-        const idle = performance.now() - lastChange;
-        if (inFlight === 0 && idle >= QUIET_GRACE_MS) return;
-        if (inFlight <= QUIET_MAX_IN_FLIGHT && idle >= QUIET_MS) return;
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
-    },
-    stop() {
-      page.off("request", onRequest);
-      page.off("requestfinished", onDone);
-      page.off("requestfailed", onDone);
-      page.off("response", onResponse);
-    },
-  };
-  const counted = new WeakSet<HTTPRequest>();
-  const onRequest = (request: HTTPRequest) => {
-    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
-      state.navigationHosts.add(hostOf(request.url()));
-    }
-    // The favicon never shows in a screenshot; waiting for it only adds latency.
-    if (request.resourceType() === "other" && request.url().endsWith("/favicon.ico")) return;
-    counted.add(request);
-    inFlight++;
-    lastChange = performance.now();
-  };
-  const onDone = (request: HTTPRequest) => {
-    if (!counted.delete(request)) return;
-    inFlight--;
-    lastChange = performance.now();
-  };
-  const onResponse = (response: HTTPResponse) => {
-    const request = response.request();
-    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
-      state.mainResponse = response;
-    }
-  };
-  page.on("request", onRequest);
-  page.on("requestfinished", onDone);
-  page.on("requestfailed", onDone);
-  page.on("response", onResponse);
-  return state;
-}
-
-function hostOf(url: string): string {
-  try {
-    return unbracket(new URL(url).hostname);
-  } catch {
-    return "";
-  }
-}

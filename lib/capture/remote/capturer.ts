@@ -206,6 +206,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           engine,
           credentials: job.credentials,
           annoyances,
+          log,
         });
         return { ...rendered, strategy: CHROMIUM_REMOTE };
       } catch (error) {

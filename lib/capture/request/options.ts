@@ -1,7 +1,7 @@
 /**
  * The optional capture options (viewport size and devices, full page, scale, one element,
- * hidden elements, ads, consent dialogs, waits): their defaults, limits, and the canonical form
- * that enters the cache key.
+ * hidden elements, ads, consent dialogs, waits, settling): their defaults, limits, and the
+ * canonical form that enters the cache key.
  */
 import type { DeviceName } from "./devices.ts";
 
@@ -50,6 +50,8 @@ export interface CaptureOptions {
   hideCookieBanners?: boolean;
   waitForSelector?: string;
   delayMs?: number;
+  /** false: the first frame as it is, without finishing entrances or growing a full page. */
+  settle?: boolean;
 }
 
 /** The value each option has when it is left out. */
@@ -74,6 +76,7 @@ export const DEFAULT_OPTIONS: Required<
   hideAnnoyances: false,
   hideCookieBanners: false,
   delayMs: 0,
+  settle: true,
 };
 
 /**

@@ -3,9 +3,8 @@
  * pages, and the pixels of what comes back. One app (one browser) for the whole file.
  */
 import assert from "node:assert/strict";
-import { createTestApp } from "../../helpers/app.ts";
-import { pngOf } from "../../helpers/capture_app.ts";
-import { decodePng, servePages } from "../../helpers/capture_fixtures.ts";
+import { servePages } from "../../helpers/capture_fixtures.ts";
+import { captureHarness } from "../../helpers/capture_harness.ts";
 import { assertEnvelope } from "../../helpers/envelope.ts";
 import { optionRoutes } from "../../helpers/option_pages.ts";
 
@@ -16,31 +15,8 @@ const WHITE = [255, 255, 255];
 
 Deno.test("capture options render what they promise, pixel for pixel", async (t) => {
   const pages = servePages(optionRoutes([]));
-  const harness = await createTestApp({
-    env: {
-      ALLOW_PRIVATE_NETWORK: "true",
-      RATE_LIMIT_PER_MINUTE: "1000",
-      CAPTURE_TIMEOUT_MS: "4000",
-    },
-  });
+  const { harness, shoot, capture } = await captureHarness(pages);
   const { app } = harness;
-  const shoot = (body: Record<string, unknown>) =>
-    app.request("/api/screenshot", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-  /** A 200 capture: status, content type, then the body with its decoded image. */
-  const capture = async (path: string, options: Record<string, unknown> = {}) => {
-    const response = await shoot({ url: `${pages.origin}${path}`, ...options });
-    const text = await response.text();
-    assert.equal(response.status, 200, text.slice(0, 300));
-    assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
-    const json = JSON.parse(text);
-    const image = decodePng(pngOf(json));
-    assert.deepEqual([json.width, json.height], [image.width, image.height], "width and height");
-    return { json, image };
-  };
 
   try {
     await t.step("fullPage: a 5000 px page is 1920x5000 with its bottom band", async () => {
@@ -132,10 +108,14 @@ Deno.test("capture options render what they promise, pixel for pixel", async (t)
     });
 
     await t.step("delayMs: the page's later state is captured", async () => {
-      const early = await capture("/changes");
+      // Settled (the default), the page's 600 ms timer is fast-forwarded: the first frame is
+      // what settle: false shows.
+      const early = await capture("/changes", { settle: false });
       assert.deepEqual(early.image.rgb(960, 540), RED, "without a delay: before the change");
-      const late = await capture("/changes", { delayMs: 1500 });
+      const late = await capture("/changes", { delayMs: 1500, settle: false });
       assert.deepEqual(late.image.rgb(960, 540), GREEN);
+      const settled = await capture("/changes");
+      assert.deepEqual(settled.image.rgb(960, 540), GREEN, "settled: after the change");
     });
 
     await t.step(

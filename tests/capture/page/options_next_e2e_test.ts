@@ -3,9 +3,8 @@
  * loopback pages, and the pixels and reports that come back. One app for the whole file.
  */
 import assert from "node:assert/strict";
-import { createTestApp } from "../../helpers/app.ts";
-import { pngOf } from "../../helpers/capture_app.ts";
-import { decodePng, servePages } from "../../helpers/capture_fixtures.ts";
+import { servePages } from "../../helpers/capture_fixtures.ts";
+import { captureHarness } from "../../helpers/capture_harness.ts";
 import { assertEnvelope } from "../../helpers/envelope.ts";
 import { nextOptionRoutes, type Reports } from "../../helpers/option_next_pages.ts";
 
@@ -17,32 +16,10 @@ const WHITE = [255, 255, 255];
 Deno.test("the newer capture options do what they say, in real Chromium", async (t) => {
   const reports: Reports = new Map();
   const pages = servePages(nextOptionRoutes(reports));
-  const harness = await createTestApp({
-    env: {
-      ALLOW_PRIVATE_NETWORK: "true",
-      RATE_LIMIT_PER_MINUTE: "1000",
-      CAPTURE_TIMEOUT_MS: "4000",
-      ANNOYANCE_LIST_URLS: `${pages.origin}/annoyances.txt`,
-    },
+  const { harness, shoot, capture } = await captureHarness(pages, {
+    ANNOYANCE_LIST_URLS: `${pages.origin}/annoyances.txt`,
   });
   const { app } = harness;
-  const shoot = (body: Record<string, unknown>) =>
-    app.request("/api/screenshot", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-  /** A 200 capture: status, content type, then the body with its decoded image. */
-  const capture = async (path: string, options: Record<string, unknown> = {}) => {
-    const response = await shoot({ url: `${pages.origin}${path}`, ...options });
-    const text = await response.text();
-    assert.equal(response.status, 200, text.slice(0, 300));
-    assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
-    const json = JSON.parse(text);
-    const image = decodePng(pngOf(json));
-    assert.deepEqual([json.width, json.height], [image.width, image.height], "width and height");
-    return { json, image };
-  };
 
   try {
     await t.step("httpStatus: a 404 page is captured and says 404", async () => {

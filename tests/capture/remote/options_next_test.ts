@@ -4,14 +4,11 @@
  * request, so credentials must chain with it and reach the target's origin only.
  */
 import assert from "node:assert/strict";
-import { createAdFilters } from "../../../lib/capture/page/adblock_lists.ts";
-import { createRemoteCapturer } from "../../../lib/capture/remote/capturer.ts";
 import type { CaptureJob } from "../../../lib/capture/types.ts";
-import { createMemoryLogger } from "../../../lib/log.ts";
-import { createKvStore } from "../../../lib/store/deno_kv.ts";
 import { decodePng, servePages } from "../../helpers/capture_fixtures.ts";
 import { nextOptionRoutes, type Reports } from "../../helpers/option_next_pages.ts";
 import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
+import { remoteWithFilters } from "../../helpers/remote_filters.ts";
 
 const GREEN = [0, 255, 0];
 const WHITE = [255, 255, 255];
@@ -28,25 +25,10 @@ Deno.test("remote captures honour size, device, styles, click, removal, transpar
     return new Response("x");
   });
   const otherOrigin = `http://127.0.0.1:${other.addr.port}`;
-  const kv = await Deno.openKv(":memory:");
-  const log = createMemoryLogger();
-  const clock = { now: () => Date.now() };
-  const adFilters = createAdFilters({
-    urls: [],
+  await using remoteFilters = await remoteWithFilters(remote, {
     annoyanceUrls: [`${pages.origin}/annoyances.txt`],
-    store: createKvStore(kv, clock),
-    log,
-    clock,
-    fetch,
   });
-  await adFilters.start();
-  const capturer = createRemoteCapturer({
-    endpoints: [remote.endpoint],
-    timeoutMs: 8_000,
-    allowPrivateNetwork: true,
-    log,
-    adFilters,
-  });
+  const { capturer, log } = remoteFilters;
   const shoot = async (path: string, extra: Partial<CaptureJob> = {}) => {
     const result = await capturer.capture({
       url: `${pages.origin}${path}`,
@@ -114,9 +96,6 @@ Deno.test("remote captures honour size, device, styles, click, removal, transpar
       }
     });
   } finally {
-    await capturer.close();
-    adFilters.close();
-    kv.close();
     await pages.close();
     await other.shutdown();
   }

@@ -4,14 +4,11 @@
  * interception, so that is what this file proves most carefully.
  */
 import assert from "node:assert/strict";
-import { createAdFilters } from "../../../lib/capture/page/adblock_lists.ts";
-import { createRemoteCapturer } from "../../../lib/capture/remote/capturer.ts";
 import type { CaptureOptions } from "../../../lib/capture/request/options.ts";
-import { createMemoryLogger } from "../../../lib/log.ts";
-import { createKvStore } from "../../../lib/store/deno_kv.ts";
 import { decodePng, servePages } from "../../helpers/capture_fixtures.ts";
 import { optionRoutes } from "../../helpers/option_pages.ts";
 import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
+import { remoteWithFilters } from "../../helpers/remote_filters.ts";
 
 const RED = [255, 0, 0];
 const GREEN = [0, 255, 0];
@@ -22,24 +19,10 @@ Deno.test("remote captures honour fullPage, scale, selector, blockAds and hideCo
   await using remote = await startRemoteChromium();
   const choices: string[] = [];
   const pages = servePages(optionRoutes(choices));
-  const kv = await Deno.openKv(":memory:");
-  const log = createMemoryLogger();
-  const clock = { now: () => Date.now() };
-  const adFilters = createAdFilters({
+  await using remoteFilters = await remoteWithFilters(remote, {
     urls: [`${pages.origin}/filters.txt`],
-    store: createKvStore(kv, clock),
-    log,
-    clock,
-    fetch,
   });
-  await adFilters.start();
-  const capturer = createRemoteCapturer({
-    endpoints: [remote.endpoint],
-    timeoutMs: 8_000,
-    allowPrivateNetwork: true,
-    log,
-    adFilters,
-  });
+  const { capturer } = remoteFilters;
   const shoot = async (path: string, options: CaptureOptions) => {
     const result = await capturer.capture({
       url: `${pages.origin}${path}`,
@@ -84,9 +67,6 @@ Deno.test("remote captures honour fullPage, scale, selector, blockAds and hideCo
       assert.deepEqual(choices, ["onetrust-reject"]);
     });
   } finally {
-    await capturer.close();
-    adFilters.close();
-    kv.close();
     await pages.close();
   }
 });

@@ -28,6 +28,21 @@ Deno.test("a job without options keeps the cache key it always had", async () =>
   assert.match(String(full[4]), /^[0-9a-f]{32}$/);
 });
 
+Deno.test("the default settle keeps today's cache keys; only settle: false changes them", async () => {
+  const job: CaptureJob = { url: URL_A, deviceType: "desktop", colorScheme: "light" };
+  const plain = await captureKey(job);
+  assert.deepEqual(await captureKey({ ...job, options: { settle: true } }), plain);
+  assert.deepEqual(canonicalOptions({ settle: true, fullPage: true }), { fullPage: true });
+  assert.equal(
+    await optionsDigest({ fullPage: true, settle: true }),
+    await optionsDigest({ fullPage: true }),
+  );
+  const raw = await captureKey({ ...job, options: { settle: false } });
+  assert.notDeepEqual(raw, plain, "the first frame is its own entry");
+  assert.deepEqual(raw.slice(0, 4), plain.slice(0, 4), "under the URL's prefix, purged with it");
+  assert.deepEqual(canonicalOptions({ settle: false }), { settle: false });
+});
+
 Deno.test("options are canonical: sorted, defaults dropped, order of keys irrelevant", async () => {
   assert.deepEqual(canonicalOptions({ scale: 1, delayMs: 0, blockAds: false }), {});
   assert.deepEqual(
@@ -51,12 +66,23 @@ Deno.test("options are canonical: sorted, defaults dropped, order of keys irrele
 Deno.test("the capturer gets the canonical options, and none for a plain request", async () => {
   const t = await createCaptureApp();
   try {
-    for (const body of [{ url: URL_A }, { url: URL_A, fullPage: false, scale: 1, delayMs: 0 }]) {
+    for (
+      const body of [{ url: URL_A }, {
+        url: URL_A,
+        fullPage: false,
+        scale: 1,
+        delayMs: 0,
+        settle: true,
+      }]
+    ) {
       const res = await t.shoot(body);
       assert.equal(res.status, 200);
       await res.body?.cancel();
     }
     const res = await t.shoot({ url: URL_A, scale: 2, selector: "#x", extra: "ignored" });
+    const raw = await t.shoot({ url: URL_A, settle: false });
+    assert.equal(raw.status, 200);
+    await raw.body?.cancel();
     assert.equal(res.status, 200);
     const json = await res.json();
     assert.deepEqual([json.width, json.height], [1920, 1080], "the size of the PNG returned");
@@ -69,6 +95,7 @@ Deno.test("the capturer gets the canonical options, and none for a plain request
         colorScheme: "light",
         options: { scale: 2, selector: "#x" },
       },
+      { url: URL_A, deviceType: "desktop", colorScheme: "light", options: { settle: false } },
     ]);
   } finally {
     await t.close();

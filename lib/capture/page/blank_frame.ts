@@ -1,0 +1,126 @@
+/**
+ * The blank-frame guard's test: is a PNG one flat colour? Only a small file can be (Chromium's
+ * fast PNG of a flat 1920x1080 frame is 34 KB, a real page's several hundred), so most shots
+ * are judged by their length alone; small ones are inflated and compared pixel by pixel, which
+ * stops at the first pixel that differs (2 to 3 ms for a sparse page of a heading and a line).
+ */
+import type { Page } from "puppeteer-core";
+import { HAS_CONTENT_SCRIPT } from "./settle_scripts.ts";
+
+// Bytes per row above which a PNG cannot be flat: Chromium's fast PNG of a flat frame takes
+// about 4 bytes plus 0.005 per byte of the row (32 a row at 1920 px RGB, 10 at 375, 59 at
+// 3840), so a shot with anything on it is mostly ruled out by its length alone.
+const FLAT_ROW_BYTES = 12;
+const FLAT_BYTES_PER_ROW_BYTE = 0.006;
+
+/** Whether the shot is one flat colour while the page has text or pictures to show. */
+export async function isBlankFrame(page: Page, png: Uint8Array): Promise<boolean> {
+  if (!await isFlatPng(png)) return false;
+  return await page.evaluate(`(${HAS_CONTENT_SCRIPT})()`).catch(() => false) === true;
+}
+
+/**
+ * Whether an 8-bit RGB or RGBA PNG has every pixel the same; false for anything else. Rows are
+ * inflated as a stream and the first pixel that differs ends the work.
+ */
+export async function isFlatPng(png: Uint8Array): Promise<boolean> {
+  if (png.length < 33) return false;
+  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
+  const width = view.getUint32(16);
+  const height = view.getUint32(20);
+  const channels = png[25] === 6 ? 4 : png[25] === 2 ? 3 : 0;
+  if (png[24] !== 8 || channels === 0 || png[28] !== 0) return false;
+  if (png.length > height * (FLAT_ROW_BYTES + width * channels * FLAT_BYTES_PER_ROW_BYTE)) {
+    return false;
+  }
+  const parts: Uint8Array<ArrayBuffer>[] = [];
+  for (let offset = 8; offset + 8 <= png.length;) {
+    const length = view.getUint32(offset);
+    const type = String.fromCharCode(...png.subarray(offset + 4, offset + 8));
+    if (type === "IDAT") parts.push(png.slice(offset + 8, offset + 8 + length));
+    offset += 12 + length;
+  }
+  const reader = new Blob(parts).stream().pipeThrough(new DecompressionStream("deflate"))
+    .getReader();
+  const stride = width * channels;
+  const line = new Uint8Array(stride + 1);
+  let filled = 0;
+  let previous = new Uint8Array(stride);
+  let row = new Uint8Array(stride);
+  let first: Uint8Array | null = null;
+  let rows = 0;
+  try {
+    while (rows < height) {
+      const { value, done } = await reader.read();
+      if (done) return false;
+      for (let at = 0; at < value.length;) {
+        const take = Math.min(value.length - at, line.length - filled);
+        line.set(value.subarray(at, at + take), filled);
+        filled += take;
+        at += take;
+        if (filled < line.length) continue;
+        filled = 0;
+        unfilter(line, { row, previous, channels });
+        // A row like the one above is flat too (the usual case: one comparison per 4 bytes).
+        if (rows === 0 || !sameBytes(row, previous)) {
+          first ??= row.slice(0, channels);
+          for (let i = 0; i < stride; i++) if (row[i] !== first[i % channels]) return false;
+        }
+        [previous, row] = [row, previous];
+        rows++;
+      }
+    }
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length % 4 === 0) {
+    const x = new Uint32Array(a.buffer, a.byteOffset, a.length / 4);
+    const y = new Uint32Array(b.buffer, b.byteOffset, b.length / 4);
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+    return true;
+  }
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Reverses a row's PNG filter (its first byte) into `row`, given the row above. */
+function unfilter(
+  line: Uint8Array,
+  rows: { row: Uint8Array; previous: Uint8Array; channels: number },
+): void {
+  const { row, previous, channels } = rows;
+  const filter = line[0];
+  if (filter === 0) return row.set(line.subarray(1));
+  if (filter === 2 && line.every((byte, i) => i === 0 || byte === 0)) return row.set(previous);
+  for (let i = 0; i < row.length; i++) {
+    const left = i >= channels ? row[i - channels] : 0;
+    const corner = i >= channels ? previous[i - channels] : 0;
+    row[i] = (line[i + 1] + predict(filter, left, previous[i], corner)) & 0xff;
+  }
+}
+
+function predict(filter: number, left: number, up: number, corner: number): number {
+  switch (filter) {
+    case 1:
+      return left;
+    case 2:
+      return up;
+    case 3:
+      return (left + up) >> 1;
+    case 4: {
+      const p = left + up - corner;
+      const pa = Math.abs(p - left);
+      const pb = Math.abs(p - up);
+      const pc = Math.abs(p - corner);
+      return pa <= pb && pa <= pc ? left : pb <= pc ? up : corner;
+    }
+    default:
+      return 0;
+  }
+}

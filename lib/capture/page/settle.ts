@@ -1,0 +1,171 @@
+/**
+ * The settle: brings a page to the state a person sees once it stopped moving, instead of
+ * waiting it out. Each ingredient, what it brings and what it breaks, measured on the settle
+ * corpus (bench/settle_ablation.ts, regions right of 22 in the viewport / 44 in full pages;
+ * nothing: 12 / 18; a fixed 1.5 s delay: 21 / 27 at +1.5 s):
+ *
+ * - Virtual time (`Emulation.setVirtualTimePolicy` "advance", 5 s of page time in a few tens of
+ *   ms): page timers fire at once (typing effects, class-added transitions, throttled scroll
+ *   handlers, library debounces) and Date/performance.now follow; alone 20 / 27. It does not
+ *   drive frames: Chromium paints at wall-clock pace, so a rAF ticker (GSAP) sees two or three
+ *   frames. Hence the frame pump of settle_scripts.ts, which runs queued animation-frame
+ *   callbacks every 16 ms of page time: with it 22 / 29. Breaks: page timeouts shorter than the
+ *   budget fire (a fetch given 2 s gives up if the network is slower); after the budget the
+ *   page's clock stands still, so nothing after it may wait on a page timer.
+ * - Virtual time does not wait for the network: requests that change the picture (documents,
+ *   styles, scripts, images, fonts, fetch/XHR, counted since before navigation and so before the
+ *   viewport grew) are waited for in wall-clock time (at most 1.5 s), then a second, short
+ *   budget lets their load handlers run.
+ * - `finish()` on every finite animation of `document.getAnimations()` (CSS animations,
+ *   transitions, Web Animations) and `cancel()` on infinite ones (a spinner at rest): the CSS
+ *   timeline follows wall-clock frames, not virtual time; alone 19 / 25. Breaks: an effect
+ *   whose end state is meant to be invisible (a toast fading out) is shot at that end.
+ * - Growing the viewport to the document (full_page.ts) is what reveals scroll-triggered
+ *   sections and lazy images all at once: alone 12 / 23, with the rest 22 / 44 (every region),
+ *   at about the first frame's time (at load 7: viewport 411 against 405 ms, full page 671
+ *   against 533).
+ * - `prefers-reduced-motion` is not emulated: it changed nothing on the corpus (12 / 18), and
+ *   where a library does answer it, it is the page of a person who asked for less motion.
+ * - A page with no pending timer, interval, frame callback or animation skips all of it: a
+ *   static page pays one probe, a few milliseconds.
+ */
+import type { CDPSession, Page } from "puppeteer-core";
+import { withTimeout } from "../../timeout.ts";
+import { contentBottom, growToDocument } from "./full_page.ts";
+import {
+  ASSETS_SCRIPT,
+  FINISH_ANIMATIONS_SCRIPT,
+  NUDGE_EVENTS_SCRIPT,
+  PROBE_SCRIPT,
+  PUMP_SCRIPT,
+  SETTLE_INIT_SCRIPT,
+  STOP_PUMP_SCRIPT,
+  TWO_FRAMES_SCRIPT,
+} from "./settle_scripts.ts";
+
+// Page time an entrance gets: longer than the usual 1 to 3 s intros and typing effects.
+const VIRTUAL_BUDGET_MS = 5_000;
+// Page time after late images and data arrived, for their load handlers and transitions.
+const LATE_BUDGET_MS = 1_000;
+// Wall-clock bound of one budget: a page that burns the CPU per frame is shot as it is.
+const VIRTUAL_WALL_MS = 2_500;
+// Network quiet after the budget, at most (requests started by the growth or by timers).
+const NETWORK_MS = 1_500;
+// Images and fonts inside the shot get this long to decode.
+const ASSETS_MS = 1_500;
+
+export interface SettleContext {
+  fullPage: boolean;
+  /** performance.now() at which the capture budget ends. */
+  budgetEnd: number;
+  /**
+   * Resolves once nothing that changes the picture is in flight, or at `deadline` (the
+   * request tracker of network.ts, counting since before navigation); true if it waited.
+   */
+  idle(deadline: number): Promise<boolean>;
+}
+
+/** What the settle did, for the shot and the trace. */
+export interface Settled {
+  /** The full page's height in CSS px when the viewport was grown to it; null otherwise. */
+  height: number | null;
+  /** Whether page time was advanced (false: the page was static). */
+  advanced: boolean;
+}
+
+interface Probe {
+  installed: boolean;
+  active: boolean;
+  animations: number;
+  observes: boolean;
+}
+
+/** Before navigation: the hints and the frame queue the settle reads (see settle_scripts.ts). */
+export async function prepareSettle(page: Page): Promise<void> {
+  await page.evaluateOnNewDocument(SETTLE_INIT_SCRIPT);
+}
+
+/**
+ * Brings the page to its settled state: for a full page grows the viewport to the document,
+ * then advances page time, waits for the network and assets, and finishes animations.
+ */
+export async function settlePage(page: Page, context: SettleContext): Promise<Settled> {
+  let probe = await page.evaluate(`(${PROBE_SCRIPT})()`) as Probe;
+  let height: number | null = null;
+  if (context.fullPage && probe.observes) {
+    height = await growToDocument(page);
+    await page.evaluate(`(${NUDGE_EVENTS_SCRIPT})()`);
+    await withTimeout(page.evaluate(`(${TWO_FRAMES_SCRIPT})()`), 500, () => new Error("no frame"))
+      .catch(() => {});
+  }
+  const grown = height !== null;
+  if (!grown && isStatic(probe)) {
+    // Static, unless data or images still on the way (a skeleton waiting for its data) change
+    // that once they arrive.
+    if (!await context.idle(Math.min(context.budgetEnd, performance.now() + NETWORK_MS))) {
+      return { height, advanced: false };
+    }
+    probe = await page.evaluate(`(${PROBE_SCRIPT})()`) as Probe;
+    if (isStatic(probe)) return { height, advanced: false };
+  }
+  let cdp: CDPSession | null = null;
+  try {
+    if (probe.active || grown) {
+      cdp = await page.createCDPSession();
+      await advance(page, cdp, VIRTUAL_BUDGET_MS);
+    }
+    await context.idle(Math.min(context.budgetEnd, performance.now() + NETWORK_MS));
+    await assets(page, height ?? page.viewport()?.height ?? 0);
+    if (cdp) await advance(page, cdp, LATE_BUDGET_MS);
+    await page.evaluate(`(${FINISH_ANIMATIONS_SCRIPT})()`);
+    // Measured again once settled: before, entrances still offset (an element sliding up from
+    // 80 px lower) make the document look taller than it is.
+    if (grown) height = await contentBottom(page) || height;
+    return { height, advanced: cdp !== null };
+  } finally {
+    await cdp?.detach().catch(() => {});
+  }
+}
+
+/** Nothing could still change the picture: no pending timer, frame callback or animation. */
+function isStatic(probe: Probe): boolean {
+  return !probe.active && probe.animations === 0;
+}
+
+/** A second, shorter settle for a frame that came out blank: more network, time and assets. */
+export async function settleAgain(page: Page, context: SettleContext): Promise<void> {
+  await context.idle(Math.min(context.budgetEnd, performance.now() + NETWORK_MS));
+  const cdp = await page.createCDPSession();
+  try {
+    await advance(page, cdp, LATE_BUDGET_MS);
+    await assets(page, page.viewport()?.height ?? 0);
+    await page.evaluate(`(${FINISH_ANIMATIONS_SCRIPT})()`);
+  } finally {
+    await cdp.detach().catch(() => {});
+  }
+}
+
+/** Runs page time for `budgetMs` with the frame pump on, bounded in wall-clock time. */
+async function advance(page: Page, cdp: CDPSession, budgetMs: number): Promise<void> {
+  const expired = new Promise<void>((resolve) =>
+    cdp.once("Emulation.virtualTimeBudgetExpired", () => resolve())
+  );
+  await page.evaluate(`(${PUMP_SCRIPT})()`);
+  await cdp.send("Emulation.setVirtualTimePolicy", { policy: "advance", budget: budgetMs });
+  try {
+    await withTimeout(expired, VIRTUAL_WALL_MS, () => new Error("virtual time budget"));
+  } catch {
+    // The page kept the CPU busy: stop its clock where it is; that frame is shot.
+    await cdp.send("Emulation.setVirtualTimePolicy", { policy: "pause" }).catch(() => {});
+  }
+  await page.evaluate(`(${STOP_PUMP_SCRIPT})()`).catch(() => {});
+}
+
+/** Lazy images inside the shot loaded and decoded, web fonts ready; bounded, best attempt. */
+async function assets(page: Page, height: number): Promise<void> {
+  await withTimeout(
+    page.evaluate(`(${ASSETS_SCRIPT})(${Math.ceil(height)})`),
+    ASSETS_MS,
+    () => new Error("assets"),
+  ).catch(() => {});
+}
