@@ -6,7 +6,8 @@
  * (b) throughput in interleaved rounds: a bare loop reusing two pages (one per window, the
  *     reference), the same loop alternating two sites (a new renderer per navigation), a bare loop with a fresh context per capture, a bare loop reusing two pages
  *     with a wipe between captures (cost only: not a complete wipe), and the service over HTTP
- *     (forceRefresh, distinct URLs) at MAX_CONCURRENT_CAPTURES=2 and 3;
+ *     (forceRefresh, distinct URLs, default settle) at MAX_CONCURRENT_CAPTURES=2 and 3, and at 2
+ *     with settle: false (what the settle adds);
  * (c) warm single-capture latency, service vs the bare CDP floor, interleaved;
  * (d) memory of both processes after 10 and after --total service captures.
  *
@@ -95,11 +96,11 @@ async function serveApp(maxConcurrent: number) {
 }
 const services = { 2: await serveApp(2), 3: await serveApp(3) };
 
-async function shoot(endpoint: string, url: string): Promise<void> {
+async function shoot(endpoint: string, url: string, settle = true): Promise<void> {
   const response = await fetch(endpoint, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ url, forceRefresh: true }),
+    body: JSON.stringify({ url, forceRefresh: true, ...(settle ? {} : { settle: false }) }),
   });
   const json = await response.json();
   if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${JSON.stringify(json)}`);
@@ -175,6 +176,10 @@ const variants: Record<string, { concurrency: number; one: Worker }> = {
   "service, HTTP forceRefresh, MAX_CONCURRENT_CAPTURES=2": {
     concurrency: 2,
     one: () => shoot(services[2].endpoint, docsUrl()),
+  },
+  "service, settle: false, MAX_CONCURRENT_CAPTURES=2": {
+    concurrency: 2,
+    one: () => shoot(services[2].endpoint, docsUrl(), false),
   },
   "service, HTTP forceRefresh, MAX_CONCURRENT_CAPTURES=3": {
     concurrency: 3,

@@ -36,8 +36,9 @@ const LOOK = `
     indexedDB: databases.some((d) => d.name === "leak") ? "seen" : "absent",
     cacheStorage: (await caches.keys()).includes("leak") ? "seen" : "absent",
     serviceWorker: registrations.length > 0 ? "seen" : "absent",
-    // A reused tab would carry the earlier capture's session history.
-    history: history.length > 1 ? "seen" : "absent",
+    // A reused tab would carry the earlier capture's session history. A fresh page holds two
+    // entries (the prepared about:blank and this document); LEAVE adds three more.
+    history: history.length > 3 ? "seen" : "absent",
   };
 `;
 
@@ -61,7 +62,7 @@ const LEAVE = `
   const registration = await navigator.serviceWorker.register("/sw.js");
   await navigator.serviceWorker.ready;
   await fetch("/cacheable");
-  history.pushState(null, "", "#left");
+  for (const step of ["#1", "#2", "#3"]) history.pushState(null, "", step);
   ${LOOK}
   await report({ left: registration.active ? "all" : "no worker", ...found });
 `;
