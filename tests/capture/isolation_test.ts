@@ -1,7 +1,7 @@
 /**
  * Isolation between captures, on both backends: a page captured first leaves a cookie, local and
- * session storage, an IndexedDB database, a CacheStorage entry, a service worker and an
- * HTTP-cacheable response; a page of the same origin captured next finds none of them.
+ * session storage, an IndexedDB database, a CacheStorage entry, a service worker, a session
+ * history entry and an HTTP-cacheable response; a page of the same origin captured next finds none of them.
  */
 import assert from "node:assert/strict";
 import { createChromiumCapturer } from "../../lib/capture/local/capturer.ts";
@@ -36,6 +36,9 @@ const LOOK = `
     indexedDB: databases.some((d) => d.name === "leak") ? "seen" : "absent",
     cacheStorage: (await caches.keys()).includes("leak") ? "seen" : "absent",
     serviceWorker: registrations.length > 0 ? "seen" : "absent",
+    // A reused tab would carry the earlier capture's session history. A fresh page holds two
+    // entries (the prepared about:blank and this document); LEAVE adds three more.
+    history: history.length > 3 ? "seen" : "absent",
   };
 `;
 
@@ -59,6 +62,7 @@ const LEAVE = `
   const registration = await navigator.serviceWorker.register("/sw.js");
   await navigator.serviceWorker.ready;
   await fetch("/cacheable");
+  for (const step of ["#1", "#2", "#3"]) history.pushState(null, "", step);
   ${LOOK}
   await report({ left: registration.active ? "all" : "no worker", ...found });
 `;
