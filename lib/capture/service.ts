@@ -89,7 +89,8 @@ function cancelledError(): ApiError {
 
 /** A target's error status, for failOnHttpError: the target's answer is what failed. */
 function targetStatusError(status: number): ApiError {
-  return new ApiError(502, "upstream_failed", `The page answered with HTTP ${status}.`, {
+  return upstreamFailed(`The page answered with HTTP ${status}.`, {
+    status: 502,
     hint: `The target's main document ended with status ${status} (failOnHttpError is on); ` +
       "check the URL, or send failOnHttpError: false to capture the page as a browser shows it.",
   });
