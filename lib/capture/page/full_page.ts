@@ -19,13 +19,12 @@ const DOC_HEIGHT = `Math.max(document.documentElement.scrollHeight,
   document.body ? document.body.scrollHeight : 0)`;
 
 /**
- * Runs in every document before its scripts when fullPage is on: notes whether the page made an
- * IntersectionObserver or listens for scroll, the only ways script-driven lazy content can
- * notice scrolling, so a page that does neither is not scrolled through for nothing.
+ * Script text, run before the page's own: counts in `hints` (an object in scope with
+ * `observers` and `scrollListeners`) every IntersectionObserver the page makes and every scroll,
+ * wheel or resize listener it adds, the ways script-driven lazy content and reveals notice the
+ * viewport. Shared by the lazy hints below and the settle's init script.
  */
-export const LAZY_HINTS_SCRIPT = `(() => {
-  const hints = { observers: 0, scrollListeners: 0 };
-  Object.defineProperty(window, "__shotlineLazyHints", { value: hints });
+export const WATCH_VIEWPORT_LISTENERS = `
   const Observer = window.IntersectionObserver;
   if (Observer) {
     window.IntersectionObserver = new Proxy(Observer, {
@@ -37,9 +36,18 @@ export const LAZY_HINTS_SCRIPT = `(() => {
   }
   const listen = EventTarget.prototype.addEventListener;
   EventTarget.prototype.addEventListener = function (type, ...rest) {
-    if (type === "scroll" || type === "wheel") hints.scrollListeners++;
+    if (type === "scroll" || type === "wheel" || type === "resize") hints.scrollListeners++;
     return listen.call(this, type, ...rest);
-  };
+  };`;
+
+/**
+ * Runs in every document before its scripts for an unsettled full page: notes whether the page
+ * watches the viewport, so a page that does not is not scrolled through for nothing.
+ */
+export const LAZY_HINTS_SCRIPT = `(() => {
+  const hints = { observers: 0, scrollListeners: 0 };
+  Object.defineProperty(window, "__shotlineLazyHints", { value: hints });
+  ${WATCH_VIEWPORT_LISTENERS}
 })();`;
 
 // Scrolls through the part that will be shot, one viewport per animation frame so scroll

@@ -3,6 +3,7 @@
  * against the DOM. None of them waits on a page timer, because once Chromium's virtual time
  * budget is spent the page's timers stand still until the next budget.
  */
+import { WATCH_VIEWPORT_LISTENERS } from "./full_page.ts";
 
 /**
  * Runs in every document before its scripts. Notes what could still change the page (pending
@@ -54,20 +55,7 @@ export const SETTLE_INIT_SCRIPT = `(() => {
     frames.delete(id);
     return native.caf.call(window, id);
   };
-  const Observer = window.IntersectionObserver;
-  if (Observer) {
-    window.IntersectionObserver = new Proxy(Observer, {
-      construct(target, args, newTarget) {
-        hints.observers++;
-        return Reflect.construct(target, args, newTarget);
-      },
-    });
-  }
-  const listen = EventTarget.prototype.addEventListener;
-  EventTarget.prototype.addEventListener = function (type, ...rest) {
-    if (type === "scroll" || type === "wheel" || type === "resize") hints.scrollListeners++;
-    return listen.call(this, type, ...rest);
-  };
+  ${WATCH_VIEWPORT_LISTENERS}
   let pumping = 0;
   // Drains queued frame callbacks every 16 ms of page time until stop() or the budget pauses.
   const pump = () => {
