@@ -17,12 +17,9 @@
  * Deno KV in a temp dir; the floor page lives in a context of the capturer's own browser, found
  * by watching puppeteer.launch, so both sides go through the same egress proxy.
  */
-import puppeteer, { type Browser } from "puppeteer-core";
-import { createChromiumCapturer } from "../lib/capture/local/capturer.ts";
 import type { Capturer } from "../lib/capture/types.ts";
-import { createLogger } from "../lib/log.ts";
-import { openKvStore } from "../lib/store/deno_kv.ts";
 import { createTestApp } from "../tests/helpers/app.ts";
+import { benchCapturer } from "./support/bench_capturer.ts";
 import { openCdpFloor } from "./cdp_floor.ts";
 import { descendantsOf, loadAverage, median, procBytes, quantile } from "./support/measure.ts";
 
@@ -61,18 +58,7 @@ const pageOrigin = `http://127.0.0.1:${pageServer.addr.port}`;
 
 // --- the service ---------------------------------------------------------------------------
 // Spy on launches so the floor can use the very browser the capturer launched.
-const launched: Browser[] = [];
-const launch = puppeteer.launch.bind(puppeteer);
-puppeteer.launch = async (options) => {
-  const browser = await launch(options);
-  launched.push(browser);
-  return browser;
-};
-const log = createLogger("warn", (line) => console.error(line));
-const clock = { now: () => Date.now() };
-const kvDir = await Deno.makeTempDir({ prefix: "shotline-bench-" });
-const store = await openKvStore(`${kvDir}/kv.sqlite3`, clock);
-const capturer = createChromiumCapturer({ timeoutMs: 15_000, allowPrivateNetwork: true, log });
+const { launched, log, clock, kvDir, store, capturer } = await benchCapturer();
 let renders = 0;
 const counted: Capturer = {
   capture: (job, signal) => (renders++, capturer.capture(job, signal)),

@@ -13,11 +13,9 @@
  *
  *   deno run -A bench/isolation.ts [--seconds=15] [--rounds=3] [--total=300] [--phases=12]
  */
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
-import { createChromiumCapturer } from "../lib/capture/local/capturer.ts";
-import { createLogger } from "../lib/log.ts";
-import { openKvStore } from "../lib/store/deno_kv.ts";
+import type { Page } from "puppeteer-core";
 import { createTestApp } from "../tests/helpers/app.ts";
+import { benchCapturer } from "./support/bench_capturer.ts";
 import { openCdpFloor } from "./cdp_floor.ts";
 import { descendantsOf, loadAverage, median, procBytes } from "./support/measure.ts";
 import {
@@ -69,18 +67,7 @@ const docsUrl = (host = "127.0.0.1") =>
 const otherSiteUrl = () => docsUrl(serial % 2 ? "localhost" : "127.0.0.1");
 
 // --- the service, and its browser for the bare loops -----------------------------------------
-const launched: Browser[] = [];
-const launch = puppeteer.launch.bind(puppeteer);
-puppeteer.launch = async (options) => {
-  const browser = await launch(options);
-  launched.push(browser);
-  return browser;
-};
-const log = createLogger("warn", (line) => console.error(line));
-const clock = { now: () => Date.now() };
-const kvDir = await Deno.makeTempDir({ prefix: "shotline-bench-" });
-const store = await openKvStore(`${kvDir}/kv.sqlite3`, clock);
-const capturer = createChromiumCapturer({ timeoutMs: 15_000, allowPrivateNetwork: true, log });
+const { launched, log, clock, kvDir, store, capturer } = await benchCapturer();
 
 async function serveApp(maxConcurrent: number) {
   const t = await createTestApp({
