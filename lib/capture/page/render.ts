@@ -114,7 +114,8 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     const transparent = options.transparent === true;
     let png = await shoot(page, { clip, transparent });
     // A page still fading in as a whole, past what the settle could bring about: once more.
-    // A static page (nothing pending or animating) shows what it is: a flat frame is its look.
+    // A page still from the start (nothing pending, animating or in flight) shows what it is:
+    // a flat frame is its real look.
     const still = (outcome as Settled | null)?.still ?? false;
     if (settle && !still && await isBlankFrame(page, png)) {
       log?.info("blank frame: shooting again after a second settle", {
