@@ -18,8 +18,7 @@
  * by watching puppeteer.launch, so both sides go through the same egress proxy.
  */
 import type { Capturer } from "../lib/capture/types.ts";
-import { createTestApp } from "../tests/helpers/app.ts";
-import { benchCapturer } from "./support/bench_capturer.ts";
+import { benchCapturer, serveBenchApp } from "./support/bench_capturer.ts";
 import { openCdpFloor } from "./cdp_floor.ts";
 import { descendantsOf, loadAverage, median, procBytes, quantile } from "./support/measure.ts";
 
@@ -66,18 +65,8 @@ const counted: Capturer = {
   close: () => capturer.close(),
 };
 
-async function serveApp(maxConcurrent: number) {
-  const t = await createTestApp({
-    env: {
-      ALLOW_PRIVATE_NETWORK: "true",
-      RATE_LIMIT_PER_MINUTE: "100000",
-      MAX_CONCURRENT_CAPTURES: String(maxConcurrent),
-    },
-    deps: { capture: counted, store, log, clock },
-  });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, t.app.fetch);
-  return { t, server, endpoint: `http://127.0.0.1:${server.addr.port}/api/screenshot` };
-}
+const serveApp = (maxConcurrent: number) =>
+  serveBenchApp({ capture: counted, store, log, clock }, maxConcurrent);
 const service2 = await serveApp(2);
 const service4 = await serveApp(4);
 

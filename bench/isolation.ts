@@ -14,8 +14,7 @@
  *   deno run -A bench/isolation.ts [--seconds=15] [--rounds=3] [--total=300] [--phases=12]
  */
 import type { Page } from "puppeteer-core";
-import { createTestApp } from "../tests/helpers/app.ts";
-import { benchCapturer } from "./support/bench_capturer.ts";
+import { benchCapturer, serveBenchApp } from "./support/bench_capturer.ts";
 import { openCdpFloor } from "./cdp_floor.ts";
 import { descendantsOf, loadAverage, median, procBytes } from "./support/measure.ts";
 import {
@@ -69,18 +68,8 @@ const otherSiteUrl = () => docsUrl(serial % 2 ? "localhost" : "127.0.0.1");
 // --- the service, and its browser for the bare loops -----------------------------------------
 const { launched, log, clock, kvDir, store, capturer } = await benchCapturer();
 
-async function serveApp(maxConcurrent: number) {
-  const t = await createTestApp({
-    env: {
-      ALLOW_PRIVATE_NETWORK: "true",
-      RATE_LIMIT_PER_MINUTE: "100000",
-      MAX_CONCURRENT_CAPTURES: String(maxConcurrent),
-    },
-    deps: { capture: capturer, store, log, clock },
-  });
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, t.app.fetch);
-  return { t, server, endpoint: `http://127.0.0.1:${server.addr.port}/api/screenshot` };
-}
+const serveApp = (maxConcurrent: number) =>
+  serveBenchApp({ capture: capturer, store, log, clock }, maxConcurrent);
 const services = { 2: await serveApp(2), 3: await serveApp(3) };
 
 async function shoot(endpoint: string, url: string, settle = true): Promise<void> {

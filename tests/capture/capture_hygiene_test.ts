@@ -5,17 +5,13 @@
  */
 import assert from "node:assert/strict";
 import type { CachedCapture, CaptureCache } from "../../lib/capture/cache.ts";
-import {
-  createScreenshotService,
-  DEFAULT_MAX_CACHED_PNG_BYTES,
-} from "../../lib/capture/service.ts";
+import { DEFAULT_MAX_CACHED_PNG_BYTES } from "../../lib/capture/service.ts";
 import { urlHash } from "../../lib/hash.ts";
 import type { Capturer } from "../../lib/capture/types.ts";
-import { createMemoryLogger } from "../../lib/log.ts";
-import { manualClock } from "../helpers/app.ts";
 import { createCaptureApp } from "../helpers/capture_app.ts";
 import { assertEnvelope } from "../helpers/envelope.ts";
 import { eventually } from "../helpers/wait.ts";
+import { serviceWith } from "../helpers/screenshot_service.ts";
 
 const GENERIC = "The URL's host is not publicly reachable.";
 
@@ -56,15 +52,11 @@ Deno.test("a PNG over the cache cap is served but not cached (default 8 MiB)", a
   for (const [size, cached] of [[DEFAULT_MAX_CACHED_PNG_BYTES + 1, false], [1000, true]] as const) {
     const capturer = sizedCapturer(size);
     const cache = recordingCache();
-    const log = createMemoryLogger();
-    const service = createScreenshotService({
+    const { service, log } = serviceWith({
       capturer,
       cache,
-      log,
-      clock: manualClock(),
       maxConcurrent: 1,
       hardTimeoutMs: 10_000,
-      queueBudgetMs: 15_000,
     });
     const first = await service.take(job);
     assert.equal(first.png.byteLength, size, "served");
