@@ -14,3 +14,5 @@ export declare const imagequant: WebAssembly.Module;
 export declare const lcms: WebAssembly.Module;
 /** libjpeg-turbo's TurboJPEG decoder (`@cwasm/jpeg-turbo`): CMYK samples of four-component JPEGs. */
 export declare const jpegTurbo: WebAssembly.Module;
+/** libdeflate, raw DEFLATE only (`libdeflate` on npm, vendored by scripts/vendor_libdeflate.ts). */
+export declare const libdeflate: WebAssembly.Module;

@@ -10,6 +10,7 @@ import source pngDecoder from "@jsquash/png/codec/pkg/squoosh_png_bg.wasm";
 import source imagequant from "libimagequant-wasm/wasm/libimagequant_wasm_bg.wasm";
 import source lcms from "lcms-wasm/dist/lcms.wasm";
 import source jpegTurbo from "@cwasm/jpeg-turbo/jpeg-turbo.wasm";
+import source libdeflate from "./vendor/libdeflate.wasm";
 
 export {
   imagequant,
@@ -17,6 +18,7 @@ export {
   jpegEncoder,
   jpegTurbo,
   lcms,
+  libdeflate,
   pngDecoder,
   webpDecoder,
   webpEncoder,
