@@ -2,7 +2,8 @@
  * What each way of writing PNG `high` costs and gives, side by side in one run, on the real
  * 1080p screenshot (tests/codecs/screenshot_1080p.png) and the photo-like fixture: sharp's own
  * best (zlib 9, adaptive filtering), oxipng as `high` used it before, and the band encoder's
- * strategies (one thread, then both exporters with their Worker pools). Encoder rows start from
+ * strategies (one thread with zlib 9 alone, then as the preset, photo-like bands on libdeflate;
+ * then both exporters with their Worker pools). Encoder rows start from
  * decoded pixels; the last three rows are whole exports (decode included), as POST /api/export
  * runs them.
  *
@@ -13,6 +14,7 @@ import sharp from "sharp";
 import { createSharpExporter, createWasmExporter } from "../lib/codecs/exporter.ts";
 import { encodeBands } from "../lib/codecs/png_bands.ts";
 import { encodePng } from "../lib/codecs/png_encoder.ts";
+import { PRESETS } from "../lib/codecs/presets.ts";
 import { rgbOf } from "../lib/codecs/pixels.ts";
 import { decodeWasm, initWasmCodecs } from "../lib/codecs/wasm.ts";
 import { encodeFixture, photoPixels } from "../tests/codecs/fixtures.ts";
@@ -21,6 +23,8 @@ import { timeInterleaved } from "./peers/export.ts";
 
 const RUNS = 5;
 const MEDIUM = { filter: "adaptive", level: 6 } as const;
+const HIGH = PRESETS.high.png;
+if (HIGH.mode !== "lossless") throw new Error("PNG high is lossless");
 
 sharp.cache(false);
 // Without a module the codec fetches its .wasm beside its script (this bench has read access).
@@ -68,6 +72,8 @@ try {
       "no filter, zlib 9": () => Promise.resolve(encodePng(image, 9, "none")),
       "trials per band, zlib 9, one thread": () =>
         Promise.resolve(encodeBands(image, { filter: "best", level: 9, atMost: MEDIUM })),
+      "trials per band, photo-like bands libdeflate 10, one thread": () =>
+        Promise.resolve(encodeBands(image, HIGH)),
       "new high, sharp path (export)": async () =>
         (await exporters.sharp.export(input.png.slice(), request)).bytes,
       "new high, wasm path (export)": async () =>

@@ -7,6 +7,8 @@
  */
 import { constants, deflateRawSync } from "node:zlib";
 import { concatBytes } from "../bytes.ts";
+import { endOnSyncFlush } from "./deflate_blocks.ts";
+import { libdeflateRaw } from "./libdeflate.ts";
 import { pngFile } from "./png_encoder.ts";
 import { filterRows, filterTrials, type PngInput, type RowFilter } from "./png_filters.ts";
 
@@ -19,6 +21,11 @@ export interface BandSettings {
    * is never larger than that setting's (a trial at a fast level can misjudge a small band).
    */
   atMost?: { filter: RowFilter; level: number };
+  /**
+   * With "best": a band whose best trial still keeps `fromRatio` of its bytes or more (photo-like
+   * content) is deflated by libdeflate at `level` instead of zlib.
+   */
+  nearOptimal?: { fromRatio: number; level: number };
 }
 
 /** One band, ready to post to a worker (plain data, the rows copied out of the image). */
@@ -91,7 +98,10 @@ export function deflateBand(band: BandRequest): DeflatedBand {
   }
   const trials = filterTrials(image, range);
   const best = trials[0];
-  const deflated = deflate(best.filtered, band.level);
+  const dense = band.nearOptimal && best.size >= band.nearOptimal.fromRatio * best.filtered.length;
+  const deflated = dense
+    ? deflateNearOptimal(best.filtered, band.nearOptimal!.level, band.last)
+    : deflate(best.filtered, band.level);
   const floor = band.atMost;
   if (!floor || floor.filter === best.filter) return result(best.filter, best.filtered, deflated);
   const other = trials.find((t) => t.filter === floor.filter)?.filtered ??
@@ -100,6 +110,12 @@ export function deflateBand(band: BandRequest): DeflatedBand {
   return fallback.length < deflated.length
     ? result(floor.filter, other, fallback)
     : result(best.filter, best.filtered, deflated);
+}
+
+/** libdeflate's output, ending on a sync flush unless it ends the image. */
+function deflateNearOptimal(filtered: Uint8Array, level: number, last: boolean): Uint8Array {
+  const deflated = libdeflateRaw(filtered, level);
+  return last ? deflated : endOnSyncFlush(deflated);
 }
 
 /** The PNG file from its deflated bands, in order. */

@@ -1,4 +1,5 @@
 /** Output formats, quality presets and the per-preset encoder settings of both codec paths. */
+import type { BandSettings } from "./png_bands.ts";
 import type { RowFilter } from "./png_filters.ts";
 
 export const EXPORT_FORMATS = ["png", "jpeg", "webp"] as const;
@@ -45,7 +46,7 @@ export interface PresetSettings {
  * libimagequant, dithered, zlib at `level`.
  */
 export type PngSettings =
-  | { mode: "lossless"; filter: RowFilter | "best"; level: number; atMost?: LosslessSettings }
+  | { mode: "lossless" } & BandSettings
   | { mode: "palette"; level: number };
 
 type LosslessSettings = { filter: RowFilter; level: number };
@@ -69,8 +70,17 @@ export const PRESETS: Record<QualityPreset, PresetSettings> = {
     jpeg: { quality: 90, chromaSubsample: 1 },
     webpQuality: 90,
     // Trials and zlib 9: on the 1080p screenshot fixture 4% larger than oxipng's level 2 in a
-    // fifth of the time (oxipng took about a second per 1080p frame on one core).
-    png: { mode: "lossless", filter: "best", level: 9, atMost: MEDIUM_PNG },
+    // fifth of the time (oxipng took about a second per 1080p frame on one core). Photo-like
+    // bands (the fastest trial keeps over a quarter of the bytes; screenshots keep 1 to 11%)
+    // go to libdeflate 10: 6% smaller than zlib 9 there, as oxipng was, at 1.6x zlib's time,
+    // where on text it would gain 2 to 4% at 3 to 7x.
+    png: {
+      mode: "lossless",
+      filter: "best",
+      level: 9,
+      atMost: MEDIUM_PNG,
+      nearOptimal: { fromRatio: 0.25, level: 10 },
+    },
   },
   medium: {
     jpeg: { quality: 75, chromaSubsample: 2 },

@@ -9,6 +9,7 @@ import {
   splitBands,
 } from "../../lib/codecs/png_bands.ts";
 import { encodePng } from "../../lib/codecs/png_encoder.ts";
+import { PRESETS } from "../../lib/codecs/presets.ts";
 import { rgbOf } from "../../lib/codecs/pixels.ts";
 import { JobScheduler } from "../../lib/codecs/scheduler.ts";
 import { encodeSpread } from "../../lib/codecs/spread.ts";
@@ -80,4 +81,20 @@ Deno.test("bands spread over lent slots give the same bytes as one thread", asyn
   assert.deepEqual(png, encodeBands(image, settings));
   assert.deepEqual([...new Set(seen)].sort(), [0, 1], "both regular slots took bands");
   assert.deepEqual(scheduler.load, { running: 0, queued: 0 }, "the lent slot was given back");
+});
+
+Deno.test("photo-like bands are deflated near-optimally; screenshot bands keep zlib's bytes", async () => {
+  const high = PRESETS.high.png;
+  assert.ok(high.mode === "lossless" && high.nearOptimal, "PNG high deflates near-optimally");
+  const withoutIt = { ...high, nearOptimal: undefined };
+  const photo = photoPixels(1500, 1400);
+  const photoImage = { ...photo, data: rgbOf(photo.data), channels: 3 as const };
+  const better = encodeBands(photoImage, high);
+  const zlibOnly = encodeBands(photoImage, withoutIt);
+  assert.ok(better.length < 0.97 * zlibOnly.length, `${better.length} vs ${zlibOnly.length}`);
+  assert.deepEqual((await decodeWasm("png", better)).data, photo.data);
+
+  const { data, width, height } = await decodeWasm("png", SCREENSHOT);
+  const screenshot = { data: rgbOf(data), width, height, channels: 3 as const };
+  assert.deepEqual(encodeBands(screenshot, high), encodeBands(screenshot, withoutIt));
 });
