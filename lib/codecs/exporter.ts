@@ -8,11 +8,12 @@ import { swapsAxes } from "./exif.ts";
 import { embedIcc } from "./icc.ts";
 import { type ExportRequest, ImageProcessingError, planExport } from "./plan.ts";
 import { CONTENT_TYPES, type ExportPlan, EXTENSIONS, PRESETS } from "./presets.ts";
+import { BANDED_REMAP_MIN_PIXELS } from "./palette_bands.ts";
 import { bandCount } from "./png_bands.ts";
 import type { PngInput } from "./png_filters.ts";
 import { JobScheduler } from "./scheduler.ts";
 import { exportWithSharp, loadSharp, warmSharp } from "./sharp.ts";
-import { encodeSpread } from "./spread.ts";
+import { encodePaletteSpread, encodeSpread } from "./spread.ts";
 import { canStartWorkers, WorkerPool } from "./worker_pool.ts";
 import { outcomeOf, startStage, traced } from "../telemetry/trace.ts";
 
@@ -85,6 +86,26 @@ function spreadEncoder(pool: WorkerPool, scheduler: JobScheduler, slot: number) 
   };
 }
 
+/**
+ * The PNG `low` of an upload on the wasm path: decoded and quantised on the export's worker, then,
+ * for an image large enough to be remapped in bands, its bands spread like a lossless PNG's.
+ */
+async function spreadPalette(
+  pool: WorkerPool,
+  scheduler: JobScheduler,
+  job: { slot: number; input: Uint8Array; plan: ExportPlan },
+): Promise<Uint8Array<ArrayBuffer>> {
+  const { slot, plan } = job;
+  const quantised = await pool.palette(slot, job.input, plan);
+  if ("png" in quantised) return quantised.png;
+  const png = PRESETS[plan.preset].png;
+  return encodePaletteSpread(quantised.image, { palette: quantised.palette, level: png.level }, {
+    slot,
+    borrow: () => scheduler.borrow(),
+    runBand: (bandSlot, band) => pool.paletteBand(bandSlot, band),
+  });
+}
+
 function exporterOf(
   encoder: EncoderName,
   scheduler: JobScheduler,
@@ -127,6 +148,12 @@ function isLossless(plan: ExportPlan): boolean {
   return plan.format === "png" && PRESETS[plan.preset].png.mode === "lossless";
 }
 
+/** A palette PNG whose rows libimagequant can remap in bands (quantise.ts). */
+function isBandedPalette(plan: ExportPlan): boolean {
+  return plan.format === "png" && PRESETS[plan.preset].png.mode === "palette" &&
+    plan.width * plan.height > BANDED_REMAP_MIN_PIXELS;
+}
+
 /** The jSquash path; Workers are started by `warm()` (or by the first export). */
 export function createWasmExporter(options: ExporterOptions = {}): ImageExporter {
   const slots = options.slots ?? navigator.hardwareConcurrency ?? 1;
@@ -137,11 +164,15 @@ export function createWasmExporter(options: ExporterOptions = {}): ImageExporter
     async run(slot, input, plan) {
       if (inline) return (await wasmCodecs()).exportWithWasm(input, plan);
       // Only a PNG of several bands can share out its work; anything else is one job.
-      if (!isLossless(plan) || bandCount(plan.width, plan.height) < 2) {
+      let png: Uint8Array<ArrayBuffer>;
+      if (isBandedPalette(plan)) {
+        png = await spreadPalette(pool!, scheduler, { slot, input, plan });
+      } else if (isLossless(plan) && bandCount(plan.width, plan.height) >= 2) {
+        const image = await pool!.pixels(slot, input, plan);
+        png = await spreadEncoder(pool!, scheduler, slot)(image, plan);
+      } else {
         return pool!.run(slot, input, plan);
       }
-      const image = await pool!.pixels(slot, input, plan);
-      const png = await spreadEncoder(pool!, scheduler, slot)(image, plan);
       return plan.icc ? embedIcc("png", png, plan.icc) : png;
     },
     async warm() {

@@ -1,23 +1,26 @@
 /**
  * PNG presets of the wasm path: the lossless presets are the band encoder of png_bands.ts (in
  * this thread; the exporter may spread the bands over several workers instead), `low` quantises
- * with libimagequant (the library behind pngquant and sharp's palette PNGs), whose wasm module
- * comes through the module graph like the jSquash codecs.
+ * with libimagequant (quantise.ts) and writes an indexed PNG, a large image in the palette bands
+ * of palette_bands.ts (which the exporter may spread out the same way).
  */
-import initImagequant, { ImageQuantizer } from "libimagequant-wasm/wasm/libimagequant_wasm.js";
-import { encodeBands } from "./png_bands.ts";
+import { type DeflatedBand, encodeBands } from "./png_bands.ts";
 import { encodePng } from "./png_encoder.ts";
 import type { PngInput } from "./png_filters.ts";
+import {
+  deflateIndexRows,
+  joinPaletteBands,
+  type Palette,
+  type PaletteBandRequest,
+  splitPaletteBands,
+} from "./palette_bands.ts";
 import { type Pixels, rgbOf } from "./pixels.ts";
-import { PALETTE, type PngSettings } from "./presets.ts";
-import * as modules from "./wasm_modules.js";
-
-let instantiated: Promise<unknown> | undefined;
+import type { PngSettings } from "./presets.ts";
+import { initQuantiser, quantise, remapRows } from "./quantise.ts";
 
 /** Instantiates libimagequant from its compiled module (never a file or URL). */
 export function initPngCodecs(): Promise<unknown> {
-  instantiated ??= initImagequant({ module_or_path: modules.imagequant });
-  return instantiated;
+  return initQuantiser();
 }
 
 /** The pixels a lossless PNG is written from: RGBA, or RGB when alpha is not kept. */
@@ -37,35 +40,46 @@ export async function encodePngPreset(
   return encodeBands(losslessInput(pixels, options.hasAlpha), png);
 }
 
+/**
+ * A quantised image: its palette and the pixels to remap in bands (palette_bands.ts, here or on
+ * several workers), or, when its rows cannot be remapped in bands, the finished PNG.
+ */
+export type Quantised = { image: Pixels; palette: Palette } | { png: Uint8Array<ArrayBuffer> };
+
+/** The PNG `low` of upright RGBA pixels, quantised with libimagequant (<= 256 colours). */
+export async function quantisePng(
+  pixels: Pixels,
+  options: { hasAlpha: boolean; level: number },
+): Promise<Quantised> {
+  await initPngCodecs();
+  const { palette, indices } = quantise(pixels, options.hasAlpha);
+  if (!indices) return { image: pixels, palette };
+  const { width, height } = pixels;
+  return { png: encodePng({ data: indices, width, height, channels: 1, palette }, options.level) };
+}
+
 /** libimagequant palette (<= 256 colours, dithered), written as an indexed PNG. */
-function encodePalette(
+async function encodePalette(
   pixels: Pixels,
   hasAlpha: boolean,
   level: number,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const quantised = await quantisePng(pixels, { hasAlpha, level });
+  if ("png" in quantised) return quantised.png;
+  return encodePaletteBands(quantised.image, quantised.palette, level);
+}
+
+/** Remaps one band of a palette PNG to its palette and deflates it (in whichever thread). */
+export function deflatePaletteBand(band: PaletteBandRequest): DeflatedBand {
+  return deflateIndexRows(remapRows(band.rows, band.width, band.palette), band);
+}
+
+/** Every band in this thread, one after another: the same bytes as spreading them out. */
+function encodePaletteBands(
+  image: Pixels,
+  palette: Palette,
+  level: number,
 ): Uint8Array<ArrayBuffer> {
-  const { width, height } = pixels;
-  const rgba = new Uint8ClampedArray(
-    pixels.data.buffer,
-    pixels.data.byteOffset,
-    pixels.data.byteLength,
-  );
-  if (!hasAlpha) { for (let i = 3; i < rgba.length; i += 4) rgba[i] = 255; }
-  const quantizer = new ImageQuantizer();
-  try {
-    quantizer.setMaxColors(PALETTE.colours);
-    quantizer.setQuality(0, PALETTE.quality);
-    quantizer.setSpeed(PALETTE.speed);
-    const result = quantizer.quantizeImage(rgba, width, height);
-    try {
-      result.setDithering(PALETTE.dither);
-      const indices = result.getPaletteIndices(rgba, width, height);
-      const entries = result.getPalette() as [number, number, number, number][];
-      const palette = Uint8Array.from(entries.flat());
-      return encodePng({ data: indices, width, height, channels: 1, palette }, level);
-    } finally {
-      result.free();
-    }
-  } finally {
-    quantizer.free();
-  }
+  const bands = splitPaletteBands(image, palette, level).map(deflatePaletteBand);
+  return joinPaletteBands(image, palette, bands);
 }

@@ -15,7 +15,13 @@ import { embedIcc, iccColourSpace, readIcc } from "./icc.ts";
 import { readImageInfo } from "./image_info.ts";
 import { flattenOnWhite, orientPixels, type Pixels } from "./pixels.ts";
 import type { PngInput } from "./png_filters.ts";
-import { encodePngPreset, initPngCodecs, losslessInput } from "./png_wasm.ts";
+import {
+  encodePngPreset,
+  initPngCodecs,
+  losslessInput,
+  type Quantised,
+  quantisePng,
+} from "./png_wasm.ts";
 import { type ExportPlan, type ImageKind, PRESETS, WEBP_METHOD } from "./presets.ts";
 import * as modules from "./wasm_modules.js";
 
@@ -173,6 +179,19 @@ export async function pixelsForPng(input: Uint8Array, plan: ExportPlan): Promise
   await initWasmCodecs();
   const decoded = await decodeWasm(plan.kind, input, plan.cmyk);
   return losslessInput(orientPixels(decoded, plan.orientation), plan.hasAlpha);
+}
+
+/**
+ * The upload quantised for its PNG `low`: a palette and the upright pixels to remap in bands, or
+ * the finished PNG when its rows cannot be banded. The ICC profile is left to the caller.
+ */
+export async function quantisedForPng(input: Uint8Array, plan: ExportPlan): Promise<Quantised> {
+  await initWasmCodecs();
+  const decoded = await decodeWasm(plan.kind, input, plan.cmyk);
+  const { png } = PRESETS[plan.preset];
+  if (png.mode !== "palette") throw new Error(`${plan.preset} PNG is not a palette`);
+  const pixels = orientPixels(decoded, plan.orientation);
+  return await quantisePng(pixels, { hasAlpha: plan.hasAlpha, level: png.level });
 }
 
 function imageData(pixels: Pixels): ImageData {

@@ -1,10 +1,12 @@
 /**
  * Worker entry point: warms the wasm codecs, then runs the jobs posted by worker_pool.ts: whole
- * exports, decodes to upright pixels, and bands of a lossless PNG (png_bands.ts).
+ * exports, decodes to upright pixels and bands of a lossless PNG (png_bands.ts), decodes to a
+ * palette and bands of a palette PNG (palette_bands.ts).
  */
 import { CodecError } from "./errors.ts";
 import { deflateBand } from "./png_bands.ts";
-import { exportWithWasm, initWasmCodecs, pixelsForPng } from "./wasm.ts";
+import { deflatePaletteBand } from "./png_wasm.ts";
+import { exportWithWasm, initWasmCodecs, pixelsForPng, quantisedForPng } from "./wasm.ts";
 import type { WorkerJob, WorkerOutput, WorkerReply, WorkerRequest } from "./worker_types.ts";
 
 // Typed view of the worker global: this file is checked with the window lib like the rest.
@@ -31,14 +33,23 @@ scope.onmessage = async ({ data: { id, job } }) => {
 };
 
 async function run(job: WorkerJob): Promise<WorkerOutput> {
-  if (job.kind === "band") {
-    const band = deflateBand(job.band);
+  if (job.kind === "band" || job.kind === "paletteBand") {
+    const band = job.kind === "band" ? deflateBand(job.band) : deflatePaletteBand(job.band);
     return { kind: "band", band: { ...band, deflated: whole(band.deflated) } };
   }
   const input = new Uint8Array(job.input);
   if (job.kind === "pixels") {
     const image = await pixelsForPng(input, job.plan);
     return { kind: "pixels", image: { ...image, data: whole(image.data) } };
+  }
+  if (job.kind === "palette") {
+    const quantised = await quantisedForPng(input, job.plan);
+    return {
+      kind: "palette",
+      quantised: "png" in quantised
+        ? { png: whole(quantised.png) }
+        : { ...quantised, image: { ...quantised.image, data: whole(quantised.image.data) } },
+    };
   }
   return { kind: "export", bytes: whole(await exportWithWasm(input, job.plan)) };
 }
@@ -49,7 +60,11 @@ function transferables(output: WorkerOutput): Transferable[] {
     ? output.bytes
     : output.kind === "pixels"
     ? output.image.data
-    : output.band.deflated;
+    : output.kind === "band"
+    ? output.band.deflated
+    : "png" in output.quantised
+    ? output.quantised.png
+    : output.quantised.image.data;
   return [bytes.buffer as ArrayBuffer];
 }
 

@@ -3,8 +3,10 @@
  * thread. Slots are assigned by the JobScheduler; each slot has its own Worker.
  */
 import { CodecError } from "./errors.ts";
+import type { PaletteBandRequest } from "./palette_bands.ts";
 import type { BandRequest, DeflatedBand } from "./png_bands.ts";
 import type { PngInput } from "./png_filters.ts";
+import type { Quantised } from "./png_wasm.ts";
 import type { ExportPlan } from "./presets.ts";
 import type { WorkerJob, WorkerOutput, WorkerReply, WorkerRequest } from "./worker_types.ts";
 
@@ -76,7 +78,7 @@ class PooledWorker {
     await this.start();
     const worker = this.#worker!;
     const id = this.#nextId++;
-    const buffer = job.kind === "band" ? job.band.rows.buffer : job.input;
+    const buffer = "band" in job ? job.band.rows.buffer : job.input;
     let timer: ReturnType<typeof setTimeout> | undefined;
     // Wasm memory never shrinks, and a codec that failed may have trapped mid-way: either way
     // the worker is replaced after this job rather than reused.
@@ -166,6 +168,22 @@ export class WorkerPool {
   /** Filters and deflates one band of a lossless PNG on the worker of `slot`. */
   async band(slot: number, band: BandRequest): Promise<DeflatedBand> {
     const output = await this.#workers[slot].run({ kind: "band", band }, 0);
+    return (output as Extract<WorkerOutput, { kind: "band" }>).band;
+  }
+
+  /**
+   * Decodes and quantises an upload on the worker of `slot` for its PNG `low`: a palette and the
+   * pixels to remap in bands, or the finished PNG when it cannot be banded.
+   */
+  async palette(slot: number, input: Uint8Array, plan: ExportPlan): Promise<Quantised> {
+    const job = { kind: "palette", input: ownBuffer(input), plan } as const;
+    const output = await this.#workers[slot].run(job, plan.width * plan.height);
+    return (output as Extract<WorkerOutput, { kind: "palette" }>).quantised;
+  }
+
+  /** Remaps and deflates one band of a palette PNG on the worker of `slot`. */
+  async paletteBand(slot: number, band: PaletteBandRequest): Promise<DeflatedBand> {
+    const output = await this.#workers[slot].run({ kind: "paletteBand", band }, 0);
     return (output as Extract<WorkerOutput, { kind: "band" }>).band;
   }
 
