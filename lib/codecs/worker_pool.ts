@@ -153,22 +153,12 @@ export class WorkerPool {
 
   /** Runs a whole export on the worker of `slot`. */
   async run(slot: number, input: Uint8Array, plan: ExportPlan): Promise<Uint8Array<ArrayBuffer>> {
-    const job = { kind: "export", input: ownBuffer(input), plan } as const;
-    const output = await this.#workers[slot].run(job, plan.width * plan.height);
-    return (output as Extract<WorkerOutput, { kind: "export" }>).bytes;
+    return (await this.#upload("export", slot, input, plan)).bytes;
   }
 
   /** Decodes an upload on the worker of `slot` to the upright pixels its PNG is written from. */
   async pixels(slot: number, input: Uint8Array, plan: ExportPlan): Promise<PngInput> {
-    const job = { kind: "pixels", input: ownBuffer(input), plan } as const;
-    const output = await this.#workers[slot].run(job, plan.width * plan.height);
-    return (output as Extract<WorkerOutput, { kind: "pixels" }>).image;
-  }
-
-  /** Filters and deflates one band of a lossless PNG on the worker of `slot`. */
-  async band(slot: number, band: BandRequest): Promise<DeflatedBand> {
-    const output = await this.#workers[slot].run({ kind: "band", band }, 0);
-    return (output as Extract<WorkerOutput, { kind: "band" }>).band;
+    return (await this.#upload("pixels", slot, input, plan)).image;
   }
 
   /**
@@ -176,14 +166,33 @@ export class WorkerPool {
    * pixels to remap in bands, or the finished PNG when it cannot be banded.
    */
   async palette(slot: number, input: Uint8Array, plan: ExportPlan): Promise<Quantised> {
-    const job = { kind: "palette", input: ownBuffer(input), plan } as const;
-    const output = await this.#workers[slot].run(job, plan.width * plan.height);
-    return (output as Extract<WorkerOutput, { kind: "palette" }>).quantised;
+    return (await this.#upload("palette", slot, input, plan)).quantised;
+  }
+
+  /** Filters and deflates one band of a lossless PNG on the worker of `slot`. */
+  band(slot: number, band: BandRequest): Promise<DeflatedBand> {
+    return this.#band(slot, { kind: "band", band });
   }
 
   /** Remaps and deflates one band of a palette PNG on the worker of `slot`. */
-  async paletteBand(slot: number, band: PaletteBandRequest): Promise<DeflatedBand> {
-    const output = await this.#workers[slot].run({ kind: "paletteBand", band }, 0);
+  paletteBand(slot: number, band: PaletteBandRequest): Promise<DeflatedBand> {
+    return this.#band(slot, { kind: "paletteBand", band });
+  }
+
+  /** A job on an upload (its bytes transferred), weighed by its pixels; its output of that kind. */
+  async #upload<K extends "export" | "pixels" | "palette">(
+    kind: K,
+    slot: number,
+    input: Uint8Array,
+    plan: ExportPlan,
+  ): Promise<Extract<WorkerOutput, { kind: K }>> {
+    const job = { kind, input: ownBuffer(input), plan } as WorkerJob;
+    const output = await this.#workers[slot].run(job, plan.width * plan.height);
+    return output as Extract<WorkerOutput, { kind: K }>;
+  }
+
+  async #band(slot: number, job: WorkerJob): Promise<DeflatedBand> {
+    const output = await this.#workers[slot].run(job, 0);
     return (output as Extract<WorkerOutput, { kind: "band" }>).band;
   }
 
