@@ -286,9 +286,11 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
         if (forceRefresh || !done) return null;
         const ageMs = Math.max(0, clock.now() - done.capturedAt);
         if (maxAgeMs !== undefined && ageMs > maxAgeMs) return null;
+        METRICS.captureCache.inc({ result: "hit" });
         refuseErrorPage(done);
         return { ...done, cached: true, age: Math.floor(ageMs / 1000) };
       };
+      // One lookup counted per request: an entry found is a hit, in the store or being written.
       const written = fromWrite();
       if (written) return written;
       if (!forceRefresh) {
@@ -296,16 +298,17 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
         const ageMs = hit ? Math.max(0, clock.now() - hit.capturedAt) : 0;
         const young = hit !== null && (maxAgeMs === undefined || ageMs <= maxAgeMs);
         const stale = hit !== null && !young && options.staleWhileRevalidate === true;
-        METRICS.captureCache.inc({ result: young || stale ? "hit" : "miss" });
         if (hit && (young || stale)) {
+          METRICS.captureCache.inc({ result: "hit" });
           if (stale) revalidate(key, job);
           refuseErrorPage(hit);
           const age = Math.floor(ageMs / 1000);
           return { ...hit, cached: true, age, ...(stale ? { stale: true } : {}) };
         }
+        const landed = fromWrite();
+        if (landed) return landed;
+        METRICS.captureCache.inc({ result: "miss" });
       }
-      const landed = fromWrite();
-      if (landed) return landed;
       // Checked after the last await: a client gone by now must not start a render for nobody.
       if (signal?.aborted) throw cancelledError();
       let flight = flights.get(key);

@@ -4,13 +4,23 @@
  */
 import assert from "node:assert/strict";
 import { createKvStore } from "../../../lib/store/deno_kv.ts";
+import { METRICS } from "../../../lib/telemetry/metrics.ts";
 import type { Store } from "../../../lib/store/store.ts";
 import { manualClock } from "../../helpers/app.ts";
 import { createCaptureApp } from "../../helpers/capture_app.ts";
 import { assertEnvelope } from "../../helpers/envelope.ts";
+import { sampleValue } from "../../helpers/prometheus.ts";
 import { eventually } from "../../helpers/wait.ts";
 
 const URL_A = "https://example.com/a";
+
+/** The process's cache lookups so far, by result (GET /metrics' counter). */
+async function cacheLookups(): Promise<{ hit: number; miss: number }> {
+  const text = await METRICS.registry.metrics();
+  const count = (result: string) =>
+    sampleValue(text, "shotline_capture_cache_lookups_total", { result });
+  return { hit: count("hit"), miss: count("miss") };
+}
 
 Deno.test("maxAge: a young entry is served with its age, an old one is rendered anew", async () => {
   const clock = manualClock();
@@ -112,10 +122,12 @@ Deno.test("a fresh capture answers before its slow cache write; a request meanwh
     assert.equal(first.status, 200, "answered while the write is held");
     const image = (await first.json()).screenshot;
     await eventually(() => writes === 1, "the write started");
+    const lookups = await cacheLookups();
     const second = await t.shoot({ url: URL_A });
     assert.equal(second.status, 200);
     const json = await second.json();
     assert.equal(json.cached, true, "the entry being written, though the store lacks it yet");
+    assert.deepEqual(await cacheLookups(), { hit: lookups.hit + 1, miss: lookups.miss }, "a hit");
     assert.equal(json.screenshot, image);
     assert.equal(t.capture.jobs.length, 1, "the second request got the same render");
     gate.resolve();
