@@ -9,6 +9,7 @@
  * lib/codecs/libdeflate.ts instantiates it with its own two imports.
  */
 import { sha256Hex } from "../lib/hash.ts";
+import { withNpmPackage } from "./npm_package.ts";
 
 const VENDOR = new URL("../lib/codecs/vendor/", import.meta.url);
 const GLUE = "dist/libdeflate.wasm.mjs";
@@ -32,12 +33,6 @@ const C_FUNCTIONS = {
   deflateCompress: "_libdeflate_deflate_compress",
   deflateCompressBound: "_libdeflate_deflate_compress_bound",
 } as const;
-
-async function run(command: string, args: string[], cwd: string): Promise<string> {
-  const output = await new Deno.Command(command, { args, cwd, stderr: "inherit" }).output();
-  if (!output.success) throw new Error(`${command} ${args.join(" ")} failed`);
-  return new TextDecoder().decode(output.stdout).trim();
-}
 
 function match(glue: string, pattern: RegExp, what: string): string {
   const found = glue.match(pattern);
@@ -75,18 +70,13 @@ export function fromGlue(
 if (import.meta.main) {
   const manifestUrl = new URL("libdeflate.json", VENDOR);
   const pinned: LibdeflateManifest = JSON.parse(await Deno.readTextFile(manifestUrl));
-  const dir = await Deno.makeTempDir({ prefix: "shotline_vendor_" });
-  try {
-    const spec = `${pinned.package}@${pinned.version}`;
-    const tarball = (await run("npm", ["pack", "--silent", spec], dir)).split("\n").at(-1)!;
-    await run("tar", ["xzf", tarball], dir);
-    const { wasm, exports, imports } = fromGlue(await Deno.readTextFile(`${dir}/package/${GLUE}`));
+  const spec = `${pinned.package}@${pinned.version}`;
+  await withNpmPackage(spec, async (dir) => {
+    const { wasm, exports, imports } = fromGlue(await Deno.readTextFile(`${dir}/${GLUE}`));
     await Deno.writeFile(new URL("libdeflate.wasm", VENDOR), wasm);
-    await Deno.copyFile(`${dir}/package/LICENSE.txt`, new URL("libdeflate.LICENSE.txt", VENDOR));
+    await Deno.copyFile(`${dir}/LICENSE.txt`, new URL("libdeflate.LICENSE.txt", VENDOR));
     const manifest = { ...pinned, sha256: await sha256Hex(wasm), exports, imports };
     await Deno.writeTextFile(manifestUrl, JSON.stringify(manifest, null, 2) + "\n");
     console.log(`${spec}: libdeflate.wasm (${wasm.length} bytes), sha256 ${manifest.sha256}`);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 }

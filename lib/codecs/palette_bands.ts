@@ -6,8 +6,8 @@
  * png_bands.ts do). The split depends on the image size alone, so the bytes are the same however
  * many threads ran them. No codec here: the request thread splits and joins.
  */
-import { constants, deflateRawSync } from "node:zlib";
-import { adler32, bandCount, type DeflatedBand, joinBands } from "./png_bands.ts";
+import { bandCount, bandOf, type DeflatedBand, joinBands, zlibPart } from "./png_bands.ts";
+import { filterRows } from "./png_filters.ts";
 import type { Pixels } from "./pixels.ts";
 
 /** A palette as libimagequant chose it: RGBA, 4 bytes per entry, at most 256 entries. */
@@ -58,20 +58,10 @@ export function deflateIndexRows(
   band: { width: number; level: number; last: boolean },
 ): DeflatedBand {
   const { width } = band;
-  const height = indices.length / width;
-  // Filter type 0 (None) before each row: palette indices are not magnitudes to predict.
-  const scanlines = new Uint8Array((width + 1) * height);
-  for (let y = 0; y < height; y++) {
-    scanlines.set(indices.subarray(y * width, (y + 1) * width), y * (width + 1) + 1);
-  }
-  const flush = band.last ? constants.Z_FINISH : constants.Z_SYNC_FLUSH;
-  const out = deflateRawSync(scanlines, { level: band.level, finishFlush: flush });
-  return {
-    deflated: new Uint8Array(out.buffer, out.byteOffset, out.byteLength),
-    adler: adler32(scanlines),
-    length: scanlines.length,
-    filter: "none",
-  };
+  const rows = { data: indices, width, height: indices.length / width, channels: 1 as const };
+  // Filter type None before each row: palette indices are not magnitudes to predict.
+  const scanlines = filterRows(rows, { filter: "none" });
+  return bandOf("none", scanlines, zlibPart(scanlines, band.level, band.last));
 }
 
 /** The palette PNG from its deflated bands, in order. */

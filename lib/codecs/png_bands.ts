@@ -81,20 +81,10 @@ export function deflateBand(band: BandRequest): DeflatedBand {
   const { rows, width, channels, withRowAbove, filter } = band;
   const image: PngInput = { data: rows, width, height: rows.length / (width * channels), channels };
   const range = { from: withRowAbove ? 1 : 0, to: image.height };
-  const flush = band.last ? constants.Z_FINISH : constants.Z_SYNC_FLUSH;
-  const deflate = (filtered: Uint8Array, level: number) => {
-    const out = deflateRawSync(filtered, { level, finishFlush: flush });
-    return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
-  };
-  const result = (filter: RowFilter, filtered: Uint8Array, deflated: Uint8Array) => ({
-    deflated,
-    adler: adler32(filtered),
-    length: filtered.length,
-    filter,
-  });
+  const deflate = (filtered: Uint8Array, level: number) => zlibPart(filtered, level, band.last);
   if (filter !== "best") {
     const filtered = filterRows(image, { filter, ...range });
-    return result(filter, filtered, deflate(filtered, band.level));
+    return bandOf(filter, filtered, deflate(filtered, band.level));
   }
   const trials = filterTrials(image, range);
   const best = trials[0];
@@ -103,13 +93,29 @@ export function deflateBand(band: BandRequest): DeflatedBand {
     ? deflateNearOptimal(best.filtered, band.nearOptimal!.level, band.last)
     : deflate(best.filtered, band.level);
   const floor = band.atMost;
-  if (!floor || floor.filter === best.filter) return result(best.filter, best.filtered, deflated);
+  if (!floor || floor.filter === best.filter) return bandOf(best.filter, best.filtered, deflated);
   const other = trials.find((t) => t.filter === floor.filter)?.filtered ??
     filterRows(image, { filter: floor.filter, ...range });
   const fallback = deflate(other, floor.level);
   return fallback.length < deflated.length
-    ? result(floor.filter, other, fallback)
-    : result(best.filter, best.filtered, deflated);
+    ? bandOf(floor.filter, other, fallback)
+    : bandOf(best.filter, best.filtered, deflated);
+}
+
+/** zlib's raw deflate of a band's scanlines, ending on a sync flush unless it ends the image. */
+export function zlibPart(scanlines: Uint8Array, level: number, last: boolean): Uint8Array {
+  const flush = last ? constants.Z_FINISH : constants.Z_SYNC_FLUSH;
+  const out = deflateRawSync(scanlines, { level, finishFlush: flush });
+  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+}
+
+/** A deflated band with what joining it needs: the Adler-32 and length of its scanlines. */
+export function bandOf(
+  filter: RowFilter,
+  scanlines: Uint8Array,
+  deflated: Uint8Array,
+): DeflatedBand {
+  return { deflated, adler: adler32(scanlines), length: scanlines.length, filter };
 }
 
 /** libdeflate's output, ending on a sync flush unless it ends the image. */

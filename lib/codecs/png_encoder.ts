@@ -19,7 +19,7 @@ export function encodePng(
   filter: RowFilter = "adaptive",
 ): Uint8Array<ArrayBuffer> {
   // Palette indices are not magnitudes, so predicting them from neighbours rarely helps.
-  const filtered = image.channels === 1 ? unfilteredRows(image) : filterRows(image, { filter });
+  const filtered = filterRows(image, { filter: image.channels === 1 ? "none" : filter });
   const idat = deflateSync(filtered, { level });
   return pngFile(image, new Uint8Array(idat.buffer, idat.byteOffset, idat.byteLength));
 }
@@ -52,15 +52,6 @@ function paletteChunks(palette: Uint8Array): Uint8Array[] {
   }
   const alpha = Uint8Array.from({ length: alphaEntries }, (_, i) => palette[i * 4 + 3]);
   return [pngChunk("PLTE", rgb), ...(alphaEntries ? [pngChunk("tRNS", alpha)] : [])];
-}
-
-/** Scanlines with filter type 0 (None) before each row. */
-function unfilteredRows({ data, width, height }: PngInput): Uint8Array {
-  const out = new Uint8Array((width + 1) * height);
-  for (let y = 0; y < height; y++) {
-    out.set(data.subarray(y * width, (y + 1) * width), y * (width + 1) + 1);
-  }
-  return out;
 }
 
 /** One PNG chunk: length, type, data and CRC-32. */

@@ -66,29 +66,33 @@ export function quantise(
  */
 export function remapRows(rows: Uint8Array, width: number, palette: Palette): Uint8Array {
   return withResult(givenPalette(palette), (result) => {
-    const own = paletteOf(result);
-    const position = indexOf(palette);
-    const toGiven = Uint8Array.from({ length: own.length / 4 }, (_, i) => {
-      const index = position.get(colourAt(own, i));
-      if (index === undefined) throw new Error("libimagequant changed a given palette colour");
-      return index;
-    });
+    const toGiven = givenIndices(result, palette);
+    if (!toGiven) throw new Error("libimagequant changed a given palette colour");
     const indices = result.getPaletteIndices(clamped(rows), width, rows.length / 4 / width);
     for (let i = 0; i < indices.length; i++) indices[i] = toGiven[indices[i]];
     return indices;
   });
 }
 
-function chosenPalette(rgba: Uint8ClampedArray, width: number, height: number) {
+function quantiseAt(
+  rgba: Uint8ClampedArray,
+  width: number,
+  height: number,
+  settings: { quality: number; speed: number },
+): QuantizationResult {
   const quantizer = new ImageQuantizer();
   try {
     quantizer.setMaxColors(PALETTE.colours);
-    quantizer.setQuality(0, PALETTE.quality);
-    quantizer.setSpeed(PALETTE.speed);
+    quantizer.setQuality(0, settings.quality);
+    quantizer.setSpeed(settings.speed);
     return quantizer.quantizeImage(rgba, width, height);
   } finally {
     quantizer.free();
   }
+}
+
+function chosenPalette(rgba: Uint8ClampedArray, width: number, height: number) {
+  return quantiseAt(rgba, width, height, PALETTE);
 }
 
 /**
@@ -97,26 +101,29 @@ function chosenPalette(rgba: Uint8ClampedArray, width: number, height: number) {
  * speed 7 turns the dither map off, so any band is remapped as the rows of a large image are.
  */
 function givenPalette(palette: Palette): QuantizationResult {
-  const quantizer = new ImageQuantizer();
-  try {
-    quantizer.setMaxColors(PALETTE.colours);
-    quantizer.setQuality(0, 100);
-    quantizer.setSpeed(7);
-    return quantizer.quantizeImage(clamped(palette), palette.length / 4, 1);
-  } finally {
-    quantizer.free();
-  }
+  return quantiseAt(clamped(palette), palette.length / 4, 1, { quality: 100, speed: 7 });
 }
 
-/** Whether `givenPalette` gives back every colour of `palette` unchanged (checked, not assumed). */
+/**
+ * For each entry of `result`'s palette, its position in `palette`; undefined unless the result
+ * holds every colour of `palette` unchanged, once each (checked, not assumed).
+ */
+function givenIndices(result: QuantizationResult, palette: Palette): Uint8Array | undefined {
+  const own = paletteOf(result);
+  const position = indexOf(palette);
+  if (own.length !== palette.length || position.size !== palette.length / 4) return undefined;
+  const indices = new Uint8Array(own.length / 4);
+  for (let i = 0; i < indices.length; i++) {
+    const index = position.get(colourAt(own, i));
+    if (index === undefined) return undefined;
+    indices[i] = index;
+  }
+  return indices;
+}
+
+/** Whether `givenPalette` gives back every colour of `palette` unchanged. */
 function survivesGiving(palette: Palette): boolean {
-  return withResult(givenPalette(palette), (result) => {
-    const own = paletteOf(result);
-    const position = indexOf(palette);
-    if (own.length !== palette.length || position.size !== palette.length / 4) return false;
-    for (let i = 0; i < own.length / 4; i++) if (!position.has(colourAt(own, i))) return false;
-    return true;
-  });
+  return withResult(givenPalette(palette), (result) => givenIndices(result, palette) !== undefined);
 }
 
 function withResult<T>(result: QuantizationResult, use: (result: QuantizationResult) => T): T {

@@ -168,17 +168,13 @@ export async function exportWithWasm(
   input: Uint8Array,
   plan: ExportPlan,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  await initWasmCodecs();
-  const decoded = await decodeWasm(plan.kind, input, plan.cmyk);
-  const encoded = await encodeWasm(orientPixels(decoded, plan.orientation), plan);
+  const encoded = await encodeWasm(await uprightPixels(input, plan), plan);
   return plan.icc ? embedIcc(plan.format, encoded, plan.icc) : encoded;
 }
 
 /** The upright pixels of an upload as a lossless PNG of `plan` is written from them. */
 export async function pixelsForPng(input: Uint8Array, plan: ExportPlan): Promise<PngInput> {
-  await initWasmCodecs();
-  const decoded = await decodeWasm(plan.kind, input, plan.cmyk);
-  return losslessInput(orientPixels(decoded, plan.orientation), plan.hasAlpha);
+  return losslessInput(await uprightPixels(input, plan), plan.hasAlpha);
 }
 
 /**
@@ -186,12 +182,16 @@ export async function pixelsForPng(input: Uint8Array, plan: ExportPlan): Promise
  * the finished PNG when its rows cannot be banded. The ICC profile is left to the caller.
  */
 export async function quantisedForPng(input: Uint8Array, plan: ExportPlan): Promise<Quantised> {
-  await initWasmCodecs();
-  const decoded = await decodeWasm(plan.kind, input, plan.cmyk);
   const { png } = PRESETS[plan.preset];
   if (png.mode !== "palette") throw new Error(`${plan.preset} PNG is not a palette`);
-  const pixels = orientPixels(decoded, plan.orientation);
+  const pixels = await uprightPixels(input, plan);
   return await quantisePng(pixels, { hasAlpha: plan.hasAlpha, level: png.level });
+}
+
+/** The upload decoded and turned upright (its EXIF orientation applied). */
+async function uprightPixels(input: Uint8Array, plan: ExportPlan): Promise<Pixels> {
+  await initWasmCodecs();
+  return orientPixels(await decodeWasm(plan.kind, input, plan.cmyk), plan.orientation);
 }
 
 function imageData(pixels: Pixels): ImageData {
