@@ -52,6 +52,8 @@ async function refusesConnections(port: number): Promise<boolean> {
     return false;
   } catch (error) {
     if (error instanceof Deno.errors.ConnectionRefused) return true;
+    // Queued in the backlog as the listener closed: not served, but not yet refused either.
+    if (error instanceof Deno.errors.ConnectionReset) return false;
     throw error;
   }
 }

@@ -37,6 +37,8 @@ export function trackNetwork(page: Page, url: string) {
   const state = {
     mainResponse: null as HTTPResponse | null,
     navigationHosts: new Set([hostOf(url)]),
+    /** Whether a main-frame navigation request (a redirect hop included) has failed. */
+    navigationFailed: false,
     /** Resolves once the network is quiet (see QUIET_*), or at `deadline`. */
     async quiet(deadline: number): Promise<void> {
       // The common case: nothing left after load, so no idle period is added to the capture.
@@ -64,7 +66,7 @@ export function trackNetwork(page: Page, url: string) {
     stop() {
       page.off("request", onRequest);
       page.off("requestfinished", onDone);
-      page.off("requestfailed", onDone);
+      page.off("requestfailed", onFailed);
       page.off("response", onResponse);
     },
   };
@@ -84,6 +86,12 @@ export function trackNetwork(page: Page, url: string) {
     }
     lastChange = performance.now();
   };
+  const onFailed = (request: HTTPRequest) => {
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
+      state.navigationFailed = true;
+    }
+    onDone(request);
+  };
   const onDone = (request: HTTPRequest) => {
     if (!counted.delete(request)) return;
     inFlight--;
@@ -98,7 +106,7 @@ export function trackNetwork(page: Page, url: string) {
   };
   page.on("request", onRequest);
   page.on("requestfinished", onDone);
-  page.on("requestfailed", onDone);
+  page.on("requestfailed", onFailed);
   page.on("response", onResponse);
   return state;
 }

@@ -190,18 +190,23 @@ function rejectProxyAnswer(
   if (refusal) throw new RefusedDestination(refusal);
 }
 
-// puppeteer may deliver a redirect hop's request event just after the navigation's failure.
-const HOP_EVENT_GRACE_MS = 100;
+// puppeteer may deliver a redirect hop's request event after the navigation's failure. The hop's
+// own failure event comes after its request event, so that is what is waited for; the bound only
+// matters when no failure event comes at all (a busy machine can take well over 100 ms).
+const HOP_EVENT_BOUND_MS = 2_000;
 
-/** navigationRefusal, giving a redirect hop's late request event a short, bounded moment. */
+/** navigationRefusal, once the failed navigation's events (redirect hops included) are in. */
 async function awaitNavigationRefusal(
   network: NetworkTracker,
   session: RefusalLog,
 ): Promise<EgressRefusal | undefined> {
-  const until = performance.now() + HOP_EVENT_GRACE_MS;
+  const until = performance.now() + HOP_EVENT_BOUND_MS;
   let refusal = navigationRefusal(network, session);
   // Only while some refusal is still unexplained: otherwise there is nothing to wait for.
-  while (!refusal && session.refusals.length > 0 && performance.now() < until) {
+  while (
+    !refusal && session.refusals.length > 0 && !network.navigationFailed &&
+    performance.now() < until
+  ) {
     await new Promise((resolve) => setTimeout(resolve, 10));
     refusal = navigationRefusal(network, session);
   }
