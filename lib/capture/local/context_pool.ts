@@ -122,9 +122,20 @@ export async function createContextPool(options: ContextPoolOptions): Promise<Co
     async close() {
       closed = true;
       for (const prepared of ready.splice(0)) discard(prepared);
-      while (pending.size > 0) await Promise.allSettled([...pending]);
+      // Work on a browser that has gone goes with it: a context being opened as the browser
+      // closes may otherwise wait out the protocol timeout (45 s), holding up the shutdown.
+      const gone = disconnection(browser);
+      while (pending.size > 0 && browser.connected) {
+        await Promise.race([Promise.allSettled([...pending]), gone]);
+      }
     },
   };
+}
+
+/** Resolves when the browser disconnects (at once if it already has). */
+function disconnection(browser: Browser): Promise<void> {
+  if (!browser.connected) return Promise.resolve();
+  return new Promise((resolve) => browser.once("disconnected", () => resolve()));
 }
 
 /** The local backend's contexts: every request through the capture's own proxy session. */

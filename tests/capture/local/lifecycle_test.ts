@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
 import { PROFILE_PREFIX } from "../../../lib/capture/local/browser.ts";
 import { createChromiumCapturer } from "../../../lib/capture/local/capturer.ts";
+import { type ContextOpener, openSessionContext } from "../../../lib/capture/local/context_pool.ts";
 import type { CaptureJob } from "../../../lib/capture/types.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { createMemoryLogger } from "../../../lib/log.ts";
 import { createTestApp } from "../../helpers/app.ts";
 import { servePages } from "../../helpers/capture_fixtures.ts";
 import { eventually } from "../../helpers/wait.ts";
+import { within } from "../../helpers/fault_checks.ts";
 
 const job = (url: string): CaptureJob => ({ url, deviceType: "desktop", colorScheme: "light" });
 
@@ -129,6 +131,31 @@ Deno.test("close() ends every Chromium process and removes the temporary profile
   assert.deepEqual(childrenOf(Deno.pid).filter((p) => /chrom/i.test(p)), []);
   assert.deepEqual(await ownProfiles(), []);
   assert.equal(capturer.status()[0].state, "down");
+});
+
+Deno.test("close() does not wait for a context still being opened when the browser goes", async () => {
+  const pages = servePages();
+  // Once set, a context being prepared never finishes opening (as when the browser closes
+  // under it and a CDP call waits out the protocol timeout).
+  let wedged = false;
+  const openContext: ContextOpener = (browser, session) =>
+    wedged ? new Promise(() => {}) : openSessionContext(browser, session);
+  const capturer = createChromiumCapturer({
+    timeoutMs: 10_000,
+    allowPrivateNetwork: true,
+    log: createMemoryLogger(),
+    openContext,
+  });
+  try {
+    await capturer.capture(job(`${pages.origin}/`));
+    wedged = true;
+    // Served by a context prepared before; its replacement is the one that never opens.
+    await capturer.capture(job(`${pages.origin}/`));
+  } finally {
+    await within(capturer.close(), 15_000, "close() with a context still opening");
+    await pages.close();
+  }
+  assert.deepEqual(childrenOf(Deno.pid).filter((p) => /chrom/i.test(p)), []);
 });
 
 /** Command names of the live child processes of `parent`. */
