@@ -50,7 +50,7 @@ async function main() {
     Deno.exit(2);
   }
   void capture.start();
-  const app = createApp(assembleServices({
+  const services = assembleServices({
     config,
     store,
     log,
@@ -60,7 +60,8 @@ async function main() {
     exporter,
     capture,
     adFilters,
-  }));
+  });
+  const app = createApp(services);
 
   const gate = createDrainGate(app.fetch, config.PUBLIC_BASE_URL);
   const server = Deno.serve({
@@ -74,10 +75,12 @@ async function main() {
     server,
     log,
     timeoutMs: DRAIN_TIMEOUT_MS,
-    // In order: nothing new is fetched, then the stores and encoders, then the browser (which
-    // also stops the egress proxy and removes the profile).
+    // In order: nothing new is fetched, captures already answered are written to the cache,
+    // then the stores and encoders, then the browser (which also stops the egress proxy and
+    // removes the profile).
     close: [
       () => adFilters.close(),
+      () => services.screenshots.writesSettled(),
       () => store.close(),
       () => exporter.close(),
       () => capture.close(),

@@ -40,6 +40,11 @@ export interface TakeOptions {
 export interface ScreenshotService {
   take(job: CaptureJob, options?: TakeOptions): Promise<ScreenshotOutcome>;
   stats(): { running: number; queued: number; renderMs: number; flights: number };
+  /**
+   * Resolves once every cache write started so far has landed or failed: answers go out before
+   * their write, so shutdown waits for this before it closes the store.
+   */
+  writesSettled(): Promise<void>;
 }
 
 export interface ScreenshotServiceOptions {
@@ -328,6 +333,10 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
     },
 
     stats: () => ({ ...admission.stats(), flights: flights.size }),
+    async writesSettled() {
+      // A write chains on the key's previous one, so the latest per key covers them all.
+      while (writes.size > 0) await Promise.allSettled([...writes.values()]);
+    },
   };
 }
 

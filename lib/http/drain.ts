@@ -93,7 +93,8 @@ export function drainThenClose(options: DrainOptions): (signal: string) => Promi
       }),
     ]);
     clearTimeout(timer);
-    if (!drained) log.warn("drain timed out; closing with requests in flight");
+    if (drained) log.info("drained", { ms: timeoutMs - (deadline - Date.now()) });
+    else log.warn("drain timed out; closing with requests in flight");
     // Each component closes even when one before it throws: a failed store close must not
     // leave the exporter's workers or the browser running, which would keep the process alive.
     let clean = true;

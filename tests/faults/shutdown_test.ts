@@ -146,10 +146,16 @@ Deno.test("SIGTERM drains in-flight captures and exports, refuses new connection
     assert.deepEqual([...jpeg.subarray(0, 3)], [0xff, 0xd8, 0xff]);
     assert.equal(exported.headers.get("x-export-output-bytes"), String(jpeg.length));
 
-    const status = await within(svc.status, DRAIN_BOUND_MS, "exit after the drain");
+    const status = await within(svc.status, DRAIN_BOUND_MS, "exit after the drain")
+      .catch((error) => Promise.reject(new Error(`${error.message}:\n${svc.describe()}`)));
     assert.equal(status.code, 0);
     assert.ok(svc.lines.some((l) => l.msg === "stopped"));
     assert.ok(!svc.lines.some((l) => l.msg === "drain timed out; closing with requests in flight"));
+    assert.ok(svc.lines.some((l) => l.msg === "drained"));
+    assert.ok(
+      !svc.lines.some((l) => l.msg === "capture cache write failed"),
+      "the answered captures were written to the cache before the store closed",
+    );
     const served = svc.lines.filter((l) => l.msg === "request" && l.method === "POST");
     assert.deepEqual(served.map((l) => l.status), [200, 200, 200], "all three logged as 200");
     await assertNoChromiumLeft(owner);

@@ -40,6 +40,8 @@ export interface ServiceProcess extends AsyncDisposable {
   readonly output: string[];
   /** The exit status, once the process has exited. */
   readonly status: Promise<Deno.CommandStatus>;
+  /** The last 40 lines of its log and output, for failure messages. */
+  describe(): string;
   /** Resolves with the first line (past or future) that matches; rejects after `timeoutMs`. */
   waitForLine(match: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
   signal(signal: Deno.Signal): void;
@@ -167,6 +169,7 @@ export async function startService(
     lines,
     output,
     status,
+    describe,
     waitForLine,
     signal,
     stop,

@@ -142,6 +142,39 @@ Deno.test("a fresh capture answers before its slow cache write; a request meanwh
   }
 });
 
+Deno.test("writesSettled resolves once an answered capture's cache write has landed", async () => {
+  const kv = await Deno.openKv(":memory:");
+  const inner = createKvStore(kv, { now: () => Date.now() });
+  const gate = Promise.withResolvers<void>();
+  let started = 0;
+  let landed = 0;
+  const slow: Store = {
+    ...inner,
+    async setBlob(...args) {
+      started++;
+      await gate.promise;
+      await inner.setBlob(...args);
+      landed++;
+    },
+  };
+  const t = await createCaptureApp({ deps: { store: slow } });
+  try {
+    assert.equal((await t.shoot({ url: URL_A })).status, 200, "answered while the write is held");
+    await eventually(() => started === 1, "the write started");
+    let settled = false;
+    const settling = t.deps.screenshots.writesSettled().then(() => settled = true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(settled, false, "still waiting for the held write");
+    gate.resolve();
+    await settling;
+    assert.equal(landed, 1, "the write landed before writesSettled resolved");
+  } finally {
+    gate.resolve();
+    await t.close();
+    kv.close();
+  }
+});
+
 Deno.test("a forceRefresh during the previous refresh's cache write renders anew", async () => {
   const kv = await Deno.openKv(":memory:");
   const inner = createKvStore(kv, { now: () => Date.now() });
