@@ -83,7 +83,8 @@ export function drainThenClose(options: DrainOptions): (signal: string) => Promi
     if (stopping) return false;
     stopping = true;
     log.info("shutting down", { signal, drainTimeoutMs: timeoutMs });
-    const deadline = Date.now() + timeoutMs;
+    const started = Date.now();
+    const deadline = started + timeoutMs;
     if (!await gate.closeGate(timeoutMs)) log.warn("uploads still arriving at the bound");
     let timer: ReturnType<typeof setTimeout> | undefined;
     const drained = await Promise.race([
@@ -93,7 +94,7 @@ export function drainThenClose(options: DrainOptions): (signal: string) => Promi
       }),
     ]);
     clearTimeout(timer);
-    if (drained) log.info("drained", { ms: timeoutMs - (deadline - Date.now()) });
+    if (drained) log.info("drained", { ms: Date.now() - started });
     else log.warn("drain timed out; closing with requests in flight");
     // Each component closes even when one before it throws: a failed store close must not
     // leave the exporter's workers or the browser running, which would keep the process alive.

@@ -15,6 +15,7 @@ import { encodePaletteSpread } from "../../lib/codecs/spread.ts";
 import { decodeWasm } from "../../lib/codecs/wasm.ts";
 import { pngChunks } from "../helpers/png.ts";
 import { alphaPixels, encodeFixture, screenshotPixels } from "./fixtures.ts";
+import { encodeOnTwoLanes } from "./two_lanes.ts";
 
 await initQuantiser();
 
@@ -26,27 +27,6 @@ function copy(pixels: Pixels): Pixels {
   return { ...pixels, data: pixels.data.slice() };
 }
 
-/** The palette PNG of `image`, its bands on the slots a scheduler of two regular slots lends. */
-async function spreadOverTwo(image: Pixels, palette: Uint8Array) {
-  const scheduler = new JobScheduler({ slots: 2, smallSlots: 1, smallMaxPixels: 100, maxQueue: 4 });
-  const slots: number[] = [];
-  const png = await scheduler.run(
-    image.width * image.height,
-    (slot) =>
-      encodePaletteSpread(image, { palette, level: LEVEL }, {
-        slot,
-        borrow: () => scheduler.borrow(),
-        runBand: async (bandSlot, band) => {
-          slots.push(bandSlot);
-          await new Promise((resolve) => setTimeout(resolve, 1)); // let the lanes interleave
-          return deflatePaletteBand(band);
-        },
-      }),
-  );
-  assert.deepEqual(scheduler.load, { running: 0, queued: 0 }, "the lent slot was given back");
-  return { png, slots: [...new Set(slots)].sort() };
-}
-
 Deno.test("a large palette PNG is the same file whether one worker or two remapped its bands", async () => {
   const image = screenshotPixels(WIDTH, HEIGHT);
   assert.ok(WIDTH * HEIGHT > BANDED_REMAP_MIN_PIXELS);
@@ -55,8 +35,16 @@ Deno.test("a large palette PNG is the same file whether one worker or two remapp
   const bands = splitPaletteBands(image, palette, LEVEL);
   assert.ok(bands.length >= 2, "the image is split");
   const alone = joinPaletteBands(image, palette, bands.map(deflatePaletteBand));
-  const spread = await spreadOverTwo(image, palette);
+  const spread = await encodeOnTwoLanes(
+    WIDTH * HEIGHT,
+    (lanes, onSlot) =>
+      encodePaletteSpread(image, { palette, level: LEVEL }, {
+        ...lanes,
+        runBand: (slot, band) => onSlot(slot, () => deflatePaletteBand(band)),
+      }),
+  );
   assert.deepEqual(spread.slots, [0, 1], "both regular slots took bands");
+  assert.deepEqual(spread.load, { running: 0, queued: 0 }, "the lent slot was given back");
   assert.deepEqual(spread.png, alone);
 
   // Against the whole image remapped at once (what one thread did before): same palette, the

@@ -11,10 +11,10 @@ import {
 import { encodePng } from "../../lib/codecs/png_encoder.ts";
 import { PRESETS } from "../../lib/codecs/presets.ts";
 import { rgbOf } from "../../lib/codecs/pixels.ts";
-import { JobScheduler } from "../../lib/codecs/scheduler.ts";
 import { encodeSpread } from "../../lib/codecs/spread.ts";
 import { decodeWasm } from "../../lib/codecs/wasm.ts";
 import { alphaPixels, photoPixels, screenshotPixels } from "./fixtures.ts";
+import { encodeOnTwoLanes } from "./two_lanes.ts";
 
 const SCREENSHOT = await Deno.readFile(new URL("./screenshot_1080p.png", import.meta.url));
 
@@ -63,24 +63,17 @@ Deno.test("bands spread over lent slots give the same bytes as one thread", asyn
   const pixels = screenshotPixels(1600, 1300);
   const image = { data: rgbOf(pixels.data), width: 1600, height: 1300, channels: 3 as const };
   const settings = { filter: "best" as const, level: 9 };
-  const scheduler = new JobScheduler({ slots: 2, smallSlots: 1, smallMaxPixels: 100, maxQueue: 4 });
-  const seen: number[] = [];
-  const png = await scheduler.run(
-    image.width * image.height,
-    (slot) =>
+  const spread = await encodeOnTwoLanes(
+    1600 * 1300,
+    (lanes, onSlot) =>
       encodeSpread(image, settings, {
-        slot,
-        borrow: () => scheduler.borrow(),
-        runBand: async (bandSlot, band) => {
-          seen.push(bandSlot);
-          await new Promise((resolve) => setTimeout(resolve, 1)); // let the lanes interleave
-          return deflateBand(band);
-        },
+        ...lanes,
+        runBand: (slot, band) => onSlot(slot, () => deflateBand(band)),
       }),
   );
-  assert.deepEqual(png, encodeBands(image, settings));
-  assert.deepEqual([...new Set(seen)].sort(), [0, 1], "both regular slots took bands");
-  assert.deepEqual(scheduler.load, { running: 0, queued: 0 }, "the lent slot was given back");
+  assert.deepEqual(spread.png, encodeBands(image, settings));
+  assert.deepEqual(spread.slots, [0, 1], "both regular slots took bands");
+  assert.deepEqual(spread.load, { running: 0, queued: 0 }, "the lent slot was given back");
 });
 
 Deno.test("photo-like bands are deflated near-optimally; screenshot bands keep zlib's bytes", async () => {

@@ -103,25 +103,37 @@ Deno.test("staleWhileRevalidate: a stale entry answers at once and is refreshed 
   }
 });
 
-Deno.test("a fresh capture answers before its slow cache write; a request meanwhile joins it", async () => {
+/** A KV store whose blob writes wait until `release()`; counts writes started and landed. */
+async function heldWriteStore() {
   const kv = await Deno.openKv(":memory:");
   const inner = createKvStore(kv, { now: () => Date.now() });
   const gate = Promise.withResolvers<void>();
-  let writes = 0;
-  const slow: Store = {
+  const counts = { started: 0, landed: 0 };
+  const store: Store = {
     ...inner,
     async setBlob(...args) {
-      writes++;
+      counts.started++;
       await gate.promise;
-      return await inner.setBlob(...args);
+      await inner.setBlob(...args);
+      counts.landed++;
     },
   };
-  const t = await createCaptureApp({ deps: { store: slow } });
+  return {
+    store,
+    counts,
+    release: () => gate.resolve(),
+    close: () => kv.close(),
+  };
+}
+
+Deno.test("a fresh capture answers before its slow cache write; a request meanwhile joins it", async () => {
+  const held = await heldWriteStore();
+  const t = await createCaptureApp({ deps: { store: held.store } });
   try {
     const first = await t.shoot({ url: URL_A });
     assert.equal(first.status, 200, "answered while the write is held");
     const image = (await first.json()).screenshot;
-    await eventually(() => writes === 1, "the write started");
+    await eventually(() => held.counts.started === 1, "the write started");
     const lookups = await cacheLookups();
     const second = await t.shoot({ url: URL_A });
     assert.equal(second.status, 200);
@@ -130,63 +142,41 @@ Deno.test("a fresh capture answers before its slow cache write; a request meanwh
     assert.deepEqual(await cacheLookups(), { hit: lookups.hit + 1, miss: lookups.miss }, "a hit");
     assert.equal(json.screenshot, image);
     assert.equal(t.capture.jobs.length, 1, "the second request got the same render");
-    gate.resolve();
+    held.release();
     await eventually(() => t.deps.screenshots.stats().flights === 0, "the cache write ended");
     const third = await t.shoot({ url: URL_A });
     assert.equal((await third.json()).cached, true, "the write landed");
     assert.equal(t.capture.jobs.length, 1);
   } finally {
-    gate.resolve();
+    held.release();
     await t.close();
-    kv.close();
+    held.close();
   }
 });
 
 Deno.test("writesSettled resolves once an answered capture's cache write has landed", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const inner = createKvStore(kv, { now: () => Date.now() });
-  const gate = Promise.withResolvers<void>();
-  let started = 0;
-  let landed = 0;
-  const slow: Store = {
-    ...inner,
-    async setBlob(...args) {
-      started++;
-      await gate.promise;
-      await inner.setBlob(...args);
-      landed++;
-    },
-  };
-  const t = await createCaptureApp({ deps: { store: slow } });
+  const held = await heldWriteStore();
+  const t = await createCaptureApp({ deps: { store: held.store } });
   try {
     assert.equal((await t.shoot({ url: URL_A })).status, 200, "answered while the write is held");
-    await eventually(() => started === 1, "the write started");
+    await eventually(() => held.counts.started === 1, "the write started");
     let settled = false;
     const settling = t.deps.screenshots.writesSettled().then(() => settled = true);
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal(settled, false, "still waiting for the held write");
-    gate.resolve();
+    held.release();
     await settling;
-    assert.equal(landed, 1, "the write landed before writesSettled resolved");
+    assert.equal(held.counts.landed, 1, "the write landed before writesSettled resolved");
   } finally {
-    gate.resolve();
+    held.release();
     await t.close();
-    kv.close();
+    held.close();
   }
 });
 
 Deno.test("a forceRefresh during the previous refresh's cache write renders anew", async () => {
-  const kv = await Deno.openKv(":memory:");
-  const inner = createKvStore(kv, { now: () => Date.now() });
-  const gate = Promise.withResolvers<void>();
-  const slow: Store = {
-    ...inner,
-    async setBlob(...args) {
-      await gate.promise;
-      return await inner.setBlob(...args);
-    },
-  };
-  const t = await createCaptureApp({ deps: { store: slow } });
+  const held = await heldWriteStore();
+  const t = await createCaptureApp({ deps: { store: held.store } });
   try {
     for (let i = 0; i < 2; i++) {
       const res = await t.shoot({ url: URL_A, forceRefresh: true });
@@ -195,8 +185,8 @@ Deno.test("a forceRefresh during the previous refresh's cache write renders anew
     }
     assert.equal(t.capture.jobs.length, 2, "the finished refresh was not joined");
   } finally {
-    gate.resolve();
+    held.release();
     await t.close();
-    kv.close();
+    held.close();
   }
 });
