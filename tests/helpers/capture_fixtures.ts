@@ -209,7 +209,7 @@ export function decodePng(png: Uint8Array) {
   /** Alpha at (x, y): 255 for an RGB image. */
   const alpha = (x: number, y: number) =>
     channels === 4 ? pixels[(y * width + x) * channels + 3] : 255;
-  return { width, height, rgb, alpha };
+  return { width, height, pixels, rgb, alpha };
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import type { Page } from "puppeteer-core";
 import { HAS_CONTENT_SCRIPT } from "./settle_scripts.ts";
+import { idatParts, pngHeader, unfilterRow } from "../../codecs/png_rows.ts";
 
 // Bytes per row above which a PNG cannot be flat: Chromium's fast PNG of a flat frame takes
 // about 4 bytes plus 0.005 per byte of the row (32 a row at 1920 px RGB, 10 at 375, 59 at
@@ -24,24 +25,13 @@ export async function isBlankFrame(page: Page, png: Uint8Array): Promise<boolean
  * inflated as a stream and the first pixel that differs ends the work.
  */
 export async function isFlatPng(png: Uint8Array): Promise<boolean> {
-  if (png.length < 33) return false;
-  const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
-  const width = view.getUint32(16);
-  const height = view.getUint32(20);
-  const channels = png[25] === 6 ? 4 : png[25] === 2 ? 3 : 0;
-  if (png[24] !== 8 || channels === 0 || png[28] !== 0) return false;
+  const { width, height, channels } = pngHeader(png);
+  if (channels === 0) return false;
   if (png.length > height * (FLAT_ROW_BYTES + width * channels * FLAT_BYTES_PER_ROW_BYTE)) {
     return false;
   }
-  const parts: Uint8Array<ArrayBuffer>[] = [];
-  for (let offset = 8; offset + 8 <= png.length;) {
-    const length = view.getUint32(offset);
-    const type = String.fromCharCode(...png.subarray(offset + 4, offset + 8));
-    if (type === "IDAT") parts.push(png.slice(offset + 8, offset + 8 + length));
-    offset += 12 + length;
-  }
-  const reader = new Blob(parts).stream().pipeThrough(new DecompressionStream("deflate"))
-    .getReader();
+  const reader = new Blob(idatParts(png) as Uint8Array<ArrayBuffer>[]).stream()
+    .pipeThrough(new DecompressionStream("deflate")).getReader();
   const stride = width * channels;
   const line = new Uint8Array(stride + 1);
   let filled = 0;
@@ -60,7 +50,9 @@ export async function isFlatPng(png: Uint8Array): Promise<boolean> {
         at += take;
         if (filled < line.length) continue;
         filled = 0;
-        unfilter(line, { row, previous, channels });
+        // "Up" by nothing (Chromium's usual row of a flat frame) is the row above, as it is.
+        if (line[0] === 2 && line.every((byte, i) => i === 0 || byte === 0)) row.set(previous);
+        else unfilterRow(line, { row, previous, channels });
         // A row like the one above is flat too (the usual case: one comparison per 4 bytes).
         if (rows === 0 || !sameBytes(row, previous)) {
           first ??= row.slice(0, channels);
@@ -87,40 +79,4 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   }
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-/** Reverses a row's PNG filter (its first byte) into `row`, given the row above. */
-function unfilter(
-  line: Uint8Array,
-  rows: { row: Uint8Array; previous: Uint8Array; channels: number },
-): void {
-  const { row, previous, channels } = rows;
-  const filter = line[0];
-  if (filter === 0) return row.set(line.subarray(1));
-  if (filter === 2 && line.every((byte, i) => i === 0 || byte === 0)) return row.set(previous);
-  for (let i = 0; i < row.length; i++) {
-    const left = i >= channels ? row[i - channels] : 0;
-    const corner = i >= channels ? previous[i - channels] : 0;
-    row[i] = (line[i + 1] + predict(filter, left, previous[i], corner)) & 0xff;
-  }
-}
-
-function predict(filter: number, left: number, up: number, corner: number): number {
-  switch (filter) {
-    case 1:
-      return left;
-    case 2:
-      return up;
-    case 3:
-      return (left + up) >> 1;
-    case 4: {
-      const p = left + up - corner;
-      const pa = Math.abs(p - left);
-      const pb = Math.abs(p - up);
-      const pc = Math.abs(p - corner);
-      return pa <= pb && pa <= pc ? left : pb <= pc ? up : corner;
-    }
-    default:
-      return 0;
-  }
 }
