@@ -14,7 +14,7 @@ import {
   type SandboxProbe,
   writeProfilePreferences,
 } from "./launch.ts";
-import { BackendDownError } from "../page/failures.ts";
+import { BackendDownError } from "../failures.ts";
 
 export { CHROME_CANDIDATES, findChromium } from "./launch.ts";
 

@@ -10,7 +10,7 @@
 import type { Browser, Page } from "puppeteer-core";
 import type { ApiError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
-import { BackendDownError, captureFailure } from "../page/failures.ts";
+import { BackendDownError, captureFailure } from "../failures.ts";
 import { createEgressProxy, type EgressSession } from "../../egress/proxy.ts";
 import { render } from "../page/render.ts";
 import { type ContextOpener, openSessionContext } from "./context_pool.ts";

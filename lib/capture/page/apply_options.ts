@@ -19,7 +19,7 @@ import {
   type ShotArea,
 } from "./full_page.ts";
 import type { CaptureOptions } from "../request/options.ts";
-import { isPuppeteerTimeout } from "./failures.ts";
+import { isPuppeteerTimeout } from "./puppeteer.ts";
 import { applyViewport } from "./viewport.ts";
 import { clickElement, installStyles } from "./edits.ts";
 

@@ -1,15 +1,11 @@
 /**
- * The one way both backends open a capture's browser context and end a failed capture: a fresh
- * incognito context with one locked-down page, the device emulated on it, and every failure
- * mapped and logged alike. Local and remote captures differ only in how their traffic leaves
- * (the context's proxy) and in what their boundary cannot see (the lockdown options).
+ * The one way both backends open a capture's browser context: a fresh incognito context with
+ * one locked-down page and the device emulated on it. Local and remote captures differ only in
+ * how their traffic leaves (the context's proxy) and in what their boundary cannot see (the
+ * lockdown options).
  */
 import type { Browser, BrowserContext, Page } from "puppeteer-core";
-import type { ApiError } from "../../errors.ts";
-import type { Logger } from "../../log.ts";
-import { redactUrls } from "../request/log_target.ts";
 import { type ColorScheme, type DeviceType, VIEWPORTS } from "../types.ts";
-import { captureFailure } from "./failures.ts";
 import { type LockdownOptions, lockDownPage } from "./lockdown.ts";
 
 export interface CaptureContextOptions {
@@ -75,32 +71,4 @@ export function userAgentsOf(browserAgent: string): Record<DeviceType, string> {
     mobile: "Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) " +
       `Chrome/${major}.0.0.0 Mobile Safari/537.36`,
   };
-}
-
-export interface FailedCapture {
-  url: string;
-  /** CAPTURE_TIMEOUT_MS, named in the 408's hint. */
-  timeoutMs: number;
-  /** Backend name, for the log line. */
-  backend: string;
-  browserConnected: boolean;
-  /** The answer when the browser went away mid-capture (each backend says how it recovers). */
-  disconnected?: () => ApiError;
-  log: Logger;
-}
-
-/**
- * Maps what went wrong to the API error and logs it once: backend, status, code, the browser's
- * message with URLs reduced to their origin, and the error's own log detail (a refusal's reason).
- */
-export function failedCapture(error: unknown, capture: FailedCapture): ApiError {
-  const failure = captureFailure(error, capture);
-  capture.log.info("capture failed", {
-    backend: capture.backend,
-    status: failure.status,
-    code: failure.code,
-    reason: redactUrls(error instanceof Error ? error.message : String(error)),
-    ...failure.logDetail,
-  });
-  return failure;
 }

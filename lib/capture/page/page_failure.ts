@@ -1,6 +1,6 @@
 /**
  * What went wrong inside the page, said in the page's terms: page code throws it and never
- * chooses an HTTP status; failures.ts gives each kind its status, code and hint.
+ * chooses an HTTP status; capture/failures.ts gives each kind its status, code and hint.
  */
 
 export type PageFailureDetail =

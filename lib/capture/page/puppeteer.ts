@@ -3,6 +3,8 @@
  * environment while it loads, so a process without `--allow-env` would otherwise die before
  * listening. Loaded here, a refusal only leaves the capture backends down (docs/operating.md).
  */
+import { TimeoutError as BoundTimeoutError } from "../../timeout.ts";
+
 type Puppeteer = typeof import("puppeteer-core").default;
 
 let loading: Promise<Puppeteer> | null = null;
@@ -11,4 +13,10 @@ let loading: Promise<Puppeteer> | null = null;
 export function loadPuppeteer(): Promise<Puppeteer> {
   loading ??= import("puppeteer-core").then((module) => module.default);
   return loading;
+}
+
+/** puppeteer's TimeoutError, known by name because puppeteer-core is loaded lazily. */
+export function isPuppeteerTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === "TimeoutError" &&
+    !(error instanceof BoundTimeoutError);
 }

@@ -1,6 +1,6 @@
 import { isIPv4 } from "node:net";
 import { ApiError, invalidUrl } from "../../errors.ts";
-import { notPubliclyReachable } from "../page/failures.ts";
+import { notPubliclyReachable } from "../failures.ts";
 import { forbiddenReason } from "../../egress/address.ts";
 
 // Far beyond any real page address, small enough to keep keys, logs and proxies sane.

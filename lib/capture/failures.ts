@@ -9,10 +9,12 @@ import {
   upstreamFailed,
   upstreamTimeout,
   upstreamUnavailable,
-} from "../../errors.ts";
-import { TimeoutError as BoundTimeoutError } from "../../timeout.ts";
-import { type EgressRefusal, RefusedDestination } from "../../egress/types.ts";
-import { PageFailure, type PageFailureDetail } from "./page_failure.ts";
+} from "../errors.ts";
+import { type EgressRefusal, RefusedDestination } from "../egress/types.ts";
+import { PageFailure, type PageFailureDetail } from "./page/page_failure.ts";
+import { isPuppeteerTimeout } from "./page/puppeteer.ts";
+import type { Logger } from "../log.ts";
+import { redactUrls } from "./request/log_target.ts";
 
 /**
  * Why a backend cannot run, in our own fixed words (no address, no browser output), so it may
@@ -183,8 +185,30 @@ function hostOf(url: string): string {
   }
 }
 
-/** puppeteer's TimeoutError, known by name because puppeteer-core is loaded lazily. */
-export function isPuppeteerTimeout(error: unknown): boolean {
-  return error instanceof Error && error.name === "TimeoutError" &&
-    !(error instanceof BoundTimeoutError);
+export interface FailedCapture {
+  url: string;
+  /** CAPTURE_TIMEOUT_MS, named in the 408's hint. */
+  timeoutMs: number;
+  /** Backend name, for the log line. */
+  backend: string;
+  browserConnected: boolean;
+  /** The answer when the browser went away mid-capture (each backend says how it recovers). */
+  disconnected?: () => ApiError;
+  log: Logger;
+}
+
+/**
+ * Maps what went wrong to the API error and logs it once: backend, status, code, the browser's
+ * message with URLs reduced to their origin, and the error's own log detail (a refusal's reason).
+ */
+export function failedCapture(error: unknown, capture: FailedCapture): ApiError {
+  const failure = captureFailure(error, capture);
+  capture.log.info("capture failed", {
+    backend: capture.backend,
+    status: failure.status,
+    code: failure.code,
+    reason: redactUrls(error instanceof Error ? error.message : String(error)),
+    ...failure.logDetail,
+  });
+  return failure;
 }
