@@ -12,7 +12,7 @@ import { createEgressProxy, type EgressSession } from "../../egress/proxy.ts";
 import { type ContextOpener, type ContextPool, createContextPool } from "./context_pool.ts";
 import { runBoundarySelfTest, warnIfUntested } from "./self_test.ts";
 import { filtersFor, interceptRequests } from "../page/adblock.ts";
-import type { AdFilters } from "../page/adblock_lists.ts";
+import type { AdFilters } from "../filter_lists.ts";
 import { render } from "../page/render.ts";
 import { closeOpenedTargets } from "../page/lockdown.ts";
 import type { Cidr } from "../../cidr.ts";

@@ -1,11 +1,11 @@
 /**
- * blockAds in the page: the filter engine (lib/capture/page/adblock_lists.ts) decides which requests
+ * blockAds in the page: the filter engine (lib/capture/filter_lists.ts) decides which requests
  * never leave the browser and which elements are hidden before the shot.
  */
 import { type FiltersEngine, Request as FilterRequest } from "@ghostery/adblocker";
 import type { HTTPRequest, Page } from "puppeteer-core";
 import { ApiError, upstreamUnavailable } from "../../errors.ts";
-import type { AdFilters } from "./adblock_lists.ts";
+import type { AdFilters } from "../filter_lists.ts";
 
 /** Decides whether one request of the page is dropped. */
 export type RequestBlocker = (request: HTTPRequest) => boolean;

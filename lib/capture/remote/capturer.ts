@@ -14,7 +14,7 @@ import { emulateDevice, openCaptureContext, userAgentsOf } from "../page/context
 import { captureFailure, failedCapture } from "../failures.ts";
 import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
 import { filtersFor } from "../page/adblock.ts";
-import type { AdFilters } from "../page/adblock_lists.ts";
+import type { AdFilters } from "../filter_lists.ts";
 import { render } from "../page/render.ts";
 import { createRequestGuard } from "../../egress/request_guard.ts";
 import { enforceByteBudget } from "./byte_budget.ts";
