@@ -15,7 +15,7 @@ import { filtersFor, interceptRequests } from "../page/adblock.ts";
 import type { AdFilters } from "../filter_lists.ts";
 import { render } from "../page/render.ts";
 import { closeOpenedTargets } from "../page/lockdown.ts";
-import type { Cidr } from "../../cidr.ts";
+import type { Cidr } from "../../egress/cidr.ts";
 import type { CaptureBackendStatus, CaptureJob, Capturer, CaptureResult } from "../types.ts";
 import { traced } from "../../telemetry/trace.ts";
 

@@ -9,7 +9,7 @@ import { withTimeout } from "../../timeout.ts";
 import { ApiError, upstreamUnavailable } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import { type Resolver, resolveWithDns } from "../../egress/address.ts";
-import type { Cidr } from "../../cidr.ts";
+import type { Cidr } from "../../egress/cidr.ts";
 import { emulateDevice, openCaptureContext, userAgentsOf } from "../page/context.ts";
 import { captureFailure, failedCapture } from "../failures.ts";
 import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
