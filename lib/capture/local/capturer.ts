@@ -10,7 +10,7 @@ import { browserUnavailable, failedCapture } from "../failures.ts";
 import type { Dialer } from "../../egress/policy.ts";
 import { createEgressProxy, type EgressSession } from "../../egress/proxy.ts";
 import { type ContextOpener, type ContextPool, createContextPool } from "./context_pool.ts";
-import { runBoundarySelfTest, warnIfUntested } from "./self_test.ts";
+import { runBoundarySelfTest, warnIfUntested } from "./boundary_probe.ts";
 import { filtersFor, interceptRequests } from "../page/adblock.ts";
 import type { AdFilters } from "../filter_lists.ts";
 import { render } from "../page/render.ts";
