@@ -12,6 +12,7 @@ import {
   RateLimitErrorSchema,
 } from "./lib/errors.ts";
 import { errorResponse } from "./lib/http/error_response.ts";
+import { typedFailureError } from "./lib/capture/mod.ts";
 import { createRouter, METHOD_PROBE, notAllowedHere } from "./lib/http/router.ts";
 import { accessLog, requestId, unreadableBody, utf8JsonBody } from "./lib/http/middleware.ts";
 import { requestTelemetry } from "./lib/telemetry/http.ts";
@@ -117,6 +118,9 @@ function bodyLimitOf(maxSize: number, advice: string): MiddlewareHandler<AppEnv>
 
 function toApiError(err: unknown, deps: AppDeps, requestId: string): ApiError {
   if (err instanceof ApiError) return err;
+  // A typed failure thrown outside a capture (an option checked up front) maps the same way.
+  const typed = typedFailureError(err);
+  if (typed) return typed;
   if (err instanceof HTTPException) {
     if (err.status === 415) {
       return invalidRequest("Unsupported Content-Type for this operation.", {

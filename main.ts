@@ -1,5 +1,5 @@
 import { createApp } from "./app.ts";
-import { createAdFilters } from "./lib/capture/page/adblock_lists.ts";
+import { createAdFilters } from "./lib/capture/filter_lists.ts";
 import { createCaptureBackends } from "./lib/capture/backends.ts";
 import { createImageExporter } from "./lib/codecs/exporter.ts";
 import { ConfigError, parseConfig, readEnvironment } from "./lib/config.ts";

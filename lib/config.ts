@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { type Cidr, parseCidrList } from "./cidr.ts";
+import { type Cidr, parseCidrList } from "./egress/cidr.ts";
 
 /** Boolean variables accept the usual spellings; anything else is a start-up error. */
 const booleanFlag = z.enum(["true", "false", "1", "0", "yes", "no"]).transform((v) =>

@@ -4,7 +4,7 @@
  */
 import { type CaptureCache, captureCacheOf } from "./capture/cache.ts";
 import { createScreenshotService, type ScreenshotService } from "./capture/service.ts";
-import type { AdFilters } from "./capture/page/adblock_lists.ts";
+import type { AdFilters } from "./capture/filter_lists.ts";
 import type { Capturer } from "./capture/types.ts";
 import type { ImageExporter } from "./codecs/exporter.ts";
 import type { Config } from "./config.ts";

@@ -8,7 +8,7 @@
 import type { Config } from "../config.ts";
 import { ApiError, upstreamUnavailable } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import type { AdFilters } from "./page/adblock_lists.ts";
+import type { AdFilters } from "./filter_lists.ts";
 import { type Resolver, resolveWithDns } from "../egress/address.ts";
 import { findChromium } from "./local/browser.ts";
 import { CHROMIUM_LOCAL, createChromiumCapturer } from "./local/capturer.ts";

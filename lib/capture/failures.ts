@@ -93,7 +93,35 @@ function pageFailureError(detail: PageFailureDetail): ApiError {
       return upstreamTimeout("The page did not paint in time.", {
         hint: "The target kept the browser busy (a script that never yields); try again later.",
       });
+    case "nothing_to_click":
+      return invalidRequest("No visible element matches clickSelector.", {
+        hint: `Nothing on the page matched "${detail.selector}" with a visible box once the ` +
+          "page was ready; check the selector, or add waitForSelector for content that appears late.",
+      });
+    case "filters_unavailable":
+      return detail.lists === "ads"
+        ? upstreamUnavailable("The ad filter lists are not loaded.", {
+          hint: "blockAds needs the filter lists of ADBLOCK_LIST_URLS, which this instance has " +
+            "not been able to load yet; retry later, or capture without blockAds.",
+          headers: { "Retry-After": "30" },
+        })
+        : upstreamUnavailable("The annoyance filter lists are not loaded.", {
+          hint: "hideAnnoyances needs the filter lists of ANNOYANCE_LIST_URLS, which this " +
+            "instance has not been able to load yet; retry later, or capture without " +
+            "hideAnnoyances.",
+          headers: { "Retry-After": "30" },
+        });
   }
+}
+
+/**
+ * The answer for a typed capture failure that needs no context (a refused destination, a page
+ * failure), wherever it surfaces: inside a capture, or in a route that checks an option up front.
+ */
+export function typedFailureError(error: unknown): ApiError | undefined {
+  if (error instanceof RefusedDestination) return refusalError(error.refusal);
+  if (error instanceof PageFailure) return pageFailureError(error.detail);
+  return undefined;
 }
 
 /** Chromium's net error codes, grouped by what the user can do about them. */
@@ -146,8 +174,8 @@ export function captureFailure(
   },
 ): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof RefusedDestination) return refusalError(error.refusal);
-  if (error instanceof PageFailure) return pageFailureError(error.detail);
+  const typed = typedFailureError(error);
+  if (typed) return typed;
   // Whatever the message says, a browser that went away is why the capture failed.
   if (!context.browserConnected) return context.disconnected?.() ?? browserRestarted();
   const message = error instanceof Error ? error.message : String(error);

@@ -18,3 +18,4 @@ export { parseTargetUrl } from "./request/target_url.ts";
 export { targetLogFields } from "./request/log_target.ts";
 export * from "./types.ts";
 export { requireAnnoyances, requireEngine } from "./page/adblock.ts";
+export { typedFailureError } from "./failures.ts";

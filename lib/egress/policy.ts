@@ -10,7 +10,7 @@ import {
   unbracket,
 } from "./address.ts";
 import { abortAfter } from "../timeout.ts";
-import { type Cidr, deniedByCidrs } from "../cidr.ts";
+import { type Cidr, deniedByCidrs } from "./cidr.ts";
 import type { EgressRefusal } from "./types.ts";
 
 /** Opens the TCP connection to an address that already passed the check. */

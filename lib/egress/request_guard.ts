@@ -10,7 +10,7 @@
 import type { HTTPRequest, Page } from "puppeteer-core";
 import type { Logger } from "../log.ts";
 import type { Resolver } from "./address.ts";
-import type { Cidr } from "../cidr.ts";
+import type { Cidr } from "./cidr.ts";
 import { checkDestination, type Checked, type EgressPolicy } from "./policy.ts";
 import { type EgressRefusal, RefusedDestination } from "./types.ts";
 import { METRICS } from "../telemetry/metrics.ts";

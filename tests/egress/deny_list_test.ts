@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { forbiddenReason } from "../../lib/egress/address.ts";
-import { deniedByCidrs, parseCidr, parseCidrList } from "../../lib/cidr.ts";
+import { deniedByCidrs, parseCidr, parseCidrList } from "../../lib/egress/cidr.ts";
 import { checkDestination, type EgressPolicy } from "../../lib/egress/policy.ts";
 
 Deno.test("well-known cloud-internal addresses in public ranges are refused", () => {

@@ -1,5 +1,5 @@
 import { createApp } from "../../app.ts";
-import { createAdFilters } from "../../lib/capture/page/adblock_lists.ts";
+import { createAdFilters } from "../../lib/capture/filter_lists.ts";
 import { createCaptureBackends } from "../../lib/capture/backends.ts";
 import { type AppParts, assembleServices } from "../../lib/services.ts";
 import { createWasmExporter } from "../../lib/codecs/exporter.ts";

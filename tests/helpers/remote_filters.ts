@@ -1,5 +1,5 @@
 /** A remote capturer with filter lists served by the test, for the remote options tests. */
-import { createAdFilters } from "../../lib/capture/page/adblock_lists.ts";
+import { createAdFilters } from "../../lib/capture/filter_lists.ts";
 import { createRemoteCapturer } from "../../lib/capture/remote/capturer.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { createKvStore } from "../../lib/store/deno_kv.ts";

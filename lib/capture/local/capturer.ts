@@ -10,12 +10,12 @@ import { browserUnavailable, failedCapture } from "../failures.ts";
 import type { Dialer } from "../../egress/policy.ts";
 import { createEgressProxy, type EgressSession } from "../../egress/proxy.ts";
 import { type ContextOpener, type ContextPool, createContextPool } from "./context_pool.ts";
-import { runBoundarySelfTest, warnIfUntested } from "./self_test.ts";
+import { runBoundarySelfTest, warnIfUntested } from "./boundary_probe.ts";
 import { filtersFor, interceptRequests } from "../page/adblock.ts";
-import type { AdFilters } from "../page/adblock_lists.ts";
+import type { AdFilters } from "../filter_lists.ts";
 import { render } from "../page/render.ts";
 import { closeOpenedTargets } from "../page/lockdown.ts";
-import type { Cidr } from "../../cidr.ts";
+import type { Cidr } from "../../egress/cidr.ts";
 import type { CaptureBackendStatus, CaptureJob, Capturer, CaptureResult } from "../types.ts";
 import { traced } from "../../telemetry/trace.ts";
 

@@ -1,52 +1,34 @@
 /**
- * blockAds in the page: the filter engine (lib/capture/page/adblock_lists.ts) decides which requests
+ * blockAds in the page: the filter engine (lib/capture/filter_lists.ts) decides which requests
  * never leave the browser and which elements are hidden before the shot.
  */
 import { type FiltersEngine, Request as FilterRequest } from "@ghostery/adblocker";
 import type { HTTPRequest, Page } from "puppeteer-core";
-import { ApiError, upstreamUnavailable } from "../../errors.ts";
-import type { AdFilters } from "./adblock_lists.ts";
+import { PageFailure } from "./page_failure.ts";
+import type { AdFilters } from "../filter_lists.ts";
 
 /** Decides whether one request of the page is dropped. */
 export type RequestBlocker = (request: HTTPRequest) => boolean;
 
-/** 503 for blockAds while no filter list was ever loaded. */
-export function filtersUnavailable(): ApiError {
-  return upstreamUnavailable("The ad filter lists are not loaded.", {
-    hint: "blockAds needs the filter lists of ADBLOCK_LIST_URLS, which this instance has not " +
-      "been able to load yet; retry later, or capture without blockAds.",
-    headers: { "Retry-After": "30" },
-  });
-}
-
-/** 503 for hideAnnoyances while no annoyance list was ever loaded. */
-function annoyancesUnavailable(): ApiError {
-  return upstreamUnavailable("The annoyance filter lists are not loaded.", {
-    hint: "hideAnnoyances needs the filter lists of ANNOYANCE_LIST_URLS, which this instance " +
-      "has not been able to load yet; retry later, or capture without hideAnnoyances.",
-    headers: { "Retry-After": "30" },
-  });
-}
-
-/** The loaded annoyance engine (hideAnnoyances), or the 503 that says none is. */
+/** The loaded annoyance engine (hideAnnoyances), or the failure that says none is. */
 export function requireAnnoyances(filters: AdFilters | undefined): FiltersEngine {
   const engine = filters?.annoyances();
-  if (!engine) throw annoyancesUnavailable();
+  if (!engine) throw new PageFailure({ kind: "filters_unavailable", lists: "annoyances" });
   return engine;
 }
 
-/** The loaded engine, or the 503 that says none is. */
+/** The loaded engine, or the failure that says none is. */
 export function requireEngine(filters: AdFilters | undefined): FiltersEngine {
   const engine = filters?.engine();
-  if (!engine) throw filtersUnavailable();
+  if (!engine) throw new PageFailure({ kind: "filters_unavailable", lists: "ads" });
   return engine;
 }
 
 /**
  * What blockAds and hideAnnoyances need for one capture: the ad engine (it hides ad slots before
  * the shot) with the request blocker for the page's interceptor, and the annoyance engine (its
- * element rules hide chat widgets and pop-ups); each absent when the job did not ask for it, 503
- * when the job asked but its lists are not loaded. Both backends wire the filters through here.
+ * element rules hide chat widgets and pop-ups); each absent when the job did not ask for it, a
+ * PageFailure when the job asked but its lists are not loaded. Both backends wire the filters through here.
  */
 export function filtersFor(
   page: Page,

@@ -3,7 +3,7 @@
  * document starts, so the settle waits for what it changes) and one click before the shot.
  */
 import type { Page } from "puppeteer-core";
-import { ApiError, invalidRequest } from "../../errors.ts";
+import { PageFailure } from "./page_failure.ts";
 import { withTimeout } from "../../timeout.ts";
 
 // After the click: long enough for a panel's transition or a quick fetch, short next to the
@@ -27,18 +27,15 @@ export async function installStyles(page: Page, css: string): Promise<void> {
   await page.evaluateOnNewDocument(`(${STYLES_SCRIPT})(${JSON.stringify(css)})`);
 }
 
-/** 400 for a clickSelector with nothing visible to click. */
-function nothingToClick(selector: string): ApiError {
-  return invalidRequest("No visible element matches clickSelector.", {
-    hint: `Nothing on the page matched "${selector}" with a visible box once the page was ` +
-      "ready; check the selector, or add waitForSelector for content that appears late.",
-  });
+/** A clickSelector with nothing visible to click. */
+function nothingToClick(selector: string): PageFailure {
+  return new PageFailure({ kind: "nothing_to_click", selector });
 }
 
 /**
  * Clicks the first element matching `selector` once (a real mouse click at its centre), waits
  * a short settle, and scrolls back to where the page was, so a viewport shot shows the same
- * part of the page. 400 when nothing visible matches.
+ * part of the page. A PageFailure when nothing visible matches.
  */
 export async function clickElement(
   page: Page,

@@ -11,7 +11,11 @@ export type PageFailureDetail =
   /** waitForSelector's element did not appear within the capture budget. */
   | { kind: "element_timeout"; selector: string }
   /** The page kept the main thread busy and never painted the shot. */
-  | { kind: "no_paint" };
+  | { kind: "no_paint" }
+  /** clickSelector matched nothing visible (or nothing clickable in time) once the page was ready. */
+  | { kind: "nothing_to_click"; selector: string }
+  /** blockAds ("ads") or hideAnnoyances ("annoyances") while none of its filter lists ever loaded. */
+  | { kind: "filters_unavailable"; lists: "ads" | "annoyances" };
 
 export class PageFailure extends Error {
   constructor(readonly detail: PageFailureDetail) {

@@ -6,10 +6,10 @@
  * compiled into one `@ghostery/adblocker` engine.
  */
 import { FiltersEngine } from "@ghostery/adblocker";
-import type { Logger } from "../../log.ts";
-import type { Store } from "../../store/store.ts";
-import type { Clock } from "../../clock.ts";
-import { withTimeout } from "../../timeout.ts";
+import type { Logger } from "../log.ts";
+import type { Store } from "../store/store.ts";
+import type { Clock } from "../clock.ts";
+import { withTimeout } from "../timeout.ts";
 
 /** A list younger than this is used as it is; older ones are fetched again. */
 export const LIST_FRESH_MS = 24 * 60 * 60 * 1000;

@@ -2,10 +2,10 @@
  * Cost of the boundary self-test, one run, printed as a Markdown table: what it adds to every
  * browser (re)start (the self-test alone on a warm browser), beside launch-to-ready with it.
  *
- *   deno run -A bench/self_test.ts [chromium executable ...]
+ *   deno run -A bench/boundary_probe.ts [chromium executable ...]
  */
 import { createChromiumCapturer } from "../lib/capture/local/capturer.ts";
-import { runBoundarySelfTest } from "../lib/capture/local/self_test.ts";
+import { runBoundarySelfTest } from "../lib/capture/local/boundary_probe.ts";
 import { createLogger } from "../lib/log.ts";
 import { launchChromium } from "../tests/fixtures/editor_browser.ts";
 import { median } from "./support/measure.ts";

@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { Request as FilterRequest } from "@ghostery/adblocker";
-import { createAdFilters, LIST_FRESH_MS } from "../../../lib/capture/page/adblock_lists.ts";
-import { createMemoryLogger } from "../../../lib/log.ts";
-import { createKvStore } from "../../../lib/store/deno_kv.ts";
-import { manualClock } from "../../helpers/app.ts";
+import { createAdFilters, LIST_FRESH_MS } from "../../lib/capture/filter_lists.ts";
+import { createMemoryLogger } from "../../lib/log.ts";
+import { createKvStore } from "../../lib/store/deno_kv.ts";
+import { manualClock } from "../helpers/app.ts";
 
 function serveList() {
   const state = { hits: 0, status: 200, body: "||ads.example^\n##.ad-slot\n" };

@@ -2,7 +2,7 @@
  * The operator's own deny ranges (EGRESS_DENY_CIDRS): CIDR blocks, IPv4 or IPv6, judged on top
  * of the built-in classes of address.ts.
  */
-import { embeddedIpv4, parseIpv4, parseIpv6, prefixMatches } from "./egress/address.ts";
+import { embeddedIpv4, parseIpv4, parseIpv6, prefixMatches } from "./address.ts";
 
 /** One parsed block: the network's bytes (4 or 16) and its prefix length. */
 export interface Cidr {

@@ -13,7 +13,7 @@ import {
   MIN_TESTED_CHROMIUM,
   runBoundarySelfTest,
   warnIfUntested,
-} from "../../../lib/capture/local/self_test.ts";
+} from "../../../lib/capture/local/boundary_probe.ts";
 import { createMemoryLogger } from "../../../lib/log.ts";
 import { launchChromium } from "../../fixtures/editor_browser.ts";
 import { createTestApp } from "../../helpers/app.ts";
