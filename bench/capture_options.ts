@@ -14,7 +14,7 @@
  */
 import captureWebsite from "capture-website";
 import puppeteer, { type Browser, type CDPSession } from "puppeteer-core";
-import { MAX_CAPTURE_HEIGHT } from "../lib/capture/request/options.ts";
+import { maxCaptureHeight } from "../lib/capture/request/options.ts";
 import { loadAverage, median } from "./support/measure.ts";
 import { sampleMemory, startService } from "./load/service.ts";
 import { CHROMIUM, FLAGS, servePages } from "./peers/capture.ts";
@@ -82,7 +82,7 @@ async function openFloor(browser: Browser) {
     await cdp.send("Page.navigate", { url });
     await loaded;
     const { cssContentSize } = await cdp.send("Page.getLayoutMetrics");
-    const height = Math.min(Math.ceil(cssContentSize.height), MAX_CAPTURE_HEIGHT);
+    const height = Math.min(Math.ceil(cssContentSize.height), maxCaptureHeight(VIEWPORT.width, 1));
     const { data } = await cdp.send("Page.captureScreenshot", {
       format: "png",
       optimizeForSpeed: true,

@@ -7,7 +7,6 @@
  *   deno run -A bench/settle_ablation.ts [--runs 1]
  */
 import puppeteer, { type CDPSession, type Page } from "puppeteer-core";
-import { growToDocument } from "../lib/capture/page/full_page.ts";
 import {
   FINISH_ANIMATIONS_SCRIPT,
   NUDGE_EVENTS_SCRIPT,
@@ -70,7 +69,10 @@ async function capture(page: Page, url: string, variant: Variant, fullPage: bool
   if (variant.delayMs) await sleep(variant.delayMs);
   let height: number | null = null;
   if (fullPage && variant.grow) {
-    height = await growToDocument(page);
+    // Growing the viewport to the document: the full page before it visited scroll positions
+    // (kept here to compare with; it stretches viewport-sized backgrounds).
+    height = await page.evaluate("document.documentElement.scrollHeight") as number;
+    await page.setViewport({ ...VIEWPORT, height: height + VIEWPORT.height });
     await run(page, NUDGE_EVENTS_SCRIPT);
     await run(page, TWO_FRAMES_SCRIPT);
   }

@@ -4,8 +4,8 @@ import {
   DEVICE_NAMES,
   DEVICE_TYPES,
   DEVICES,
-  MAX_CAPTURE_HEIGHT,
   MAX_CAPTURE_PIXELS,
+  MAX_CAPTURE_SIDE,
   MAX_COOKIE_BYTES,
   MAX_COOKIES,
   MAX_DELAY_MS,
@@ -79,13 +79,17 @@ export const ScreenshotRequestSchema = z.object({
     example: false,
   }),
   fullPage: z.boolean().default(false).openapi({
-    description: "true captures the whole scrollable page, not just the viewport. Settled " +
-      "(the default), the viewport is grown to the page so every scroll reveal and lazy image " +
-      "is in view at once (reveals that hide again out of view included), viewport-tall " +
-      "sections keep the real viewport's height and a fixed header appears once, at the top; " +
-      "with `settle: false` the page is scrolled through instead. A page " +
-      `taller than ${MAX_CAPTURE_HEIGHT} CSS px, or than ${MAX_CAPTURE_PIXELS} image pixels ` +
-      "in all (1920x16384), is cut there and the response says `truncated: true`.",
+    description: "true captures the whole scrollable page, not just the viewport, as a person " +
+      "scrolling it sees it. Settled (the default), the real viewport visits each scroll " +
+      "position from the top, the page is settled there (reveals shown, counters at their end, " +
+      "scroll-linked animations at that position, lazy images loaded) and the screens are " +
+      "joined; viewport-sized backgrounds keep the real viewport's size, and fixed and sticky " +
+      "elements appear once, where they sit at the top. When the document does not scroll but " +
+      "an element covering most of the viewport does (an app shell's main pane), that element " +
+      "is shown unrolled to its whole height. With `settle: false` the page is scrolled " +
+      "through once for lazy content and drawn as it is. A page taller than " +
+      `${MAX_CAPTURE_SIDE} image pixels (at \`scale\`), or than ${MAX_CAPTURE_PIXELS} image ` +
+      "pixels in all, is cut there and the response says `truncated: true`.",
     example: false,
   }),
   scale: z.number().pipe(z.literal(SCALES)).default(1).openapi({

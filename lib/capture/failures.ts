@@ -93,6 +93,9 @@ function pageFailureError(detail: PageFailureDetail): ApiError {
       return upstreamTimeout("The page did not paint in time.", {
         hint: "The target kept the browser busy (a script that never yields); try again later.",
       });
+    case "error_page":
+      // What Chromium's net error for a failed load would say (the code is not known here).
+      return netErrorFailure("ERR_FAILED", detail.url);
     case "nothing_to_click":
       return invalidRequest("No visible element matches clickSelector.", {
         hint: `Nothing on the page matched "${detail.selector}" with a visible box once the ` +

@@ -1,16 +1,17 @@
 /**
- * The area a capture shoots when it is not the viewport: the whole page (a settled capture
- * grows the viewport to the document first; one with `settle: false` nudges lazy content by
- * scrolling through) or one element, cut at the size cap so a 40000 px page never asks
- * Chromium for a bitmap it cannot hold.
+ * The measures of a shot that is not the viewport: how tall the page is, which element scrolls
+ * when the document does not (an app shell's <main>) and how it is unrolled, the area of an
+ * element or a clip, all cut at the capture cap (request/options.ts) so a 100,000 px page never
+ * asks for a bitmap nobody can hold.
  */
 import type { Page } from "puppeteer-core";
 import { PageFailure } from "./page_failure.ts";
-import { MAX_CAPTURE_HEIGHT, maxCaptureHeight } from "../request/options.ts";
+import { type CaptureRect, maxCaptureHeight } from "../request/options.ts";
+import { LOAD_IMAGES_SCRIPT, WATCH_VIEWPORT_LISTENERS } from "./settle_scripts.ts";
 
-/** A rectangle in CSS pixels of the document (null: the viewport), and whether the cap cut it. */
+/** A rectangle of the document in CSS px, and whether the cap (or the document) cut it. */
 export interface ShotArea {
-  clip: { x: number; y: number; width: number; height: number } | null;
+  clip: CaptureRect;
   truncated: boolean;
 }
 
@@ -18,27 +19,16 @@ export interface ShotArea {
 const DOC_HEIGHT = `Math.max(document.documentElement.scrollHeight,
   document.body ? document.body.scrollHeight : 0)`;
 
-/**
- * Script text, run before the page's own: counts in `hints` (an object in scope with
- * `observers` and `scrollListeners`) every IntersectionObserver the page makes and every scroll,
- * wheel or resize listener it adds, the ways script-driven lazy content and reveals notice the
- * viewport. Shared by the lazy hints below and the settle's init script.
- */
-export const WATCH_VIEWPORT_LISTENERS = `
-  const Observer = window.IntersectionObserver;
-  if (Observer) {
-    window.IntersectionObserver = new Proxy(Observer, {
-      construct(target, args, newTarget) {
-        hints.observers++;
-        return Reflect.construct(target, args, newTarget);
-      },
-    });
-  }
-  const listen = EventTarget.prototype.addEventListener;
-  EventTarget.prototype.addEventListener = function (type, ...rest) {
-    if (type === "scroll" || type === "wheel" || type === "resize") hints.scrollListeners++;
-    return listen.call(this, type, ...rest);
-  };`;
+/** The document's scroll height in CSS px at the current viewport. */
+export async function documentHeight(page: Page): Promise<number> {
+  const measured = await page.evaluate(DOC_HEIGHT);
+  return typeof measured === "number" && measured > 0 ? Math.ceil(measured) : 0;
+}
+
+/** The capture cap in CSS px of height for the page's viewport width at `scale`. */
+export function captureCap(page: Page, scale: number): number {
+  return maxCaptureHeight(page.viewport()?.width ?? 0, scale);
+}
 
 /**
  * Runs in every document before its scripts for an unsettled full page: notes whether the page
@@ -68,21 +58,11 @@ const NUDGE_SCRIPT = `async (maxHeight, budget) => {
     await frame();
   }
   scrollTo({ top: 0, behavior: "instant" });
-  const inShot = [...document.images].filter((img) => {
-    const r = img.getBoundingClientRect();
-    return r.bottom > 0 && r.top < maxHeight;
-  });
-  for (const img of inShot) if (img.loading === "lazy") img.loading = "eager";
-  const pending = inShot.filter((img) => !img.complete).map((img) => img.decode().catch(() => {}));
+  const pending = (${LOAD_IMAGES_SCRIPT})(maxHeight);
   if (pending.length === 0) return;
   const left = Math.max(0, end - performance.now());
   await Promise.race([Promise.all(pending), new Promise((r) => setTimeout(r, left))]);
 }`;
-
-function capFor(page: Page, scale: number): { width: number; cap: number } {
-  const width = page.viewport()?.width ?? 0;
-  return { width, cap: maxCaptureHeight(width, scale) };
-}
 
 /** Scrolls through the part of the page a full-page shot covers, so lazy content loads. */
 export async function nudgeLazyContent(
@@ -90,87 +70,70 @@ export async function nudgeLazyContent(
   options: { scale: number; budgetMs: number },
 ): Promise<void> {
   if (options.budgetMs <= 0) return;
-  const { cap } = capFor(page, options.scale);
+  const cap = captureCap(page, options.scale);
   await page.evaluate(`(${NUDGE_SCRIPT})(${cap}, ${Math.round(options.budgetMs)})`);
 }
 
-// Runs in the page: holds every element exactly one viewport tall (a 100vh hero, a full-height
-// overlay) and every 100vh min-height at its pixel value, so growing the viewport does not
-// stretch them to the page; then the document's height at the real viewport.
-const PIN_VIEWPORT_UNITS_SCRIPT = `() => {
-  scrollTo({ top: 0, behavior: "instant" });
-  const vh = innerHeight;
-  const px = vh + "px";
-  for (const el of document.body ? document.body.querySelectorAll("*") : []) {
-    const style = getComputedStyle(el);
-    if (style.display === "none") continue;
-    const height = el.getBoundingClientRect().height;
-    if (Math.abs(height - vh) < 1) el.style.setProperty("height", px, "important");
-    if (Math.abs(parseFloat(style.minHeight) - vh) < 1) {
-      el.style.setProperty("min-height", px, "important");
-    }
-    if (Math.abs(parseFloat(style.maxHeight) - vh) < 1) {
-      el.style.setProperty("max-height", px, "important");
+// Runs in the page. When the document does not scroll but an element covering at least half of
+// the viewport does (an app shell's <main>, a chat's message list), that element and its
+// ancestors are let grow to their content, so the document scrolls instead and shows it whole,
+// once, with the chrome around it. Nested scrollers: the largest in view (the outer one on a
+// tie). Observers rooted at the container see all of it at once, so its lazy content loads.
+// Returns what it unrolled, for the log.
+const UNROLL_SCRIPT = `() => {
+  const doc = document.scrollingElement || document.documentElement;
+  if (doc.scrollHeight > innerHeight + 1) return null;
+  let best = null;
+  let bestArea = 0;
+  for (const el of document.querySelectorAll("body *")) {
+    if (el.scrollHeight <= el.clientHeight + 1) continue;
+    if (!/auto|scroll|overlay/.test(getComputedStyle(el).overflowY)) continue;
+    const r = el.getBoundingClientRect();
+    const w = Math.max(0, Math.min(r.right, innerWidth) - Math.max(r.left, 0));
+    const h = Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0));
+    if (w * h > bestArea) {
+      best = el;
+      bestArea = w * h;
     }
   }
-  return ${DOC_HEIGHT};
-}`;
-
-// Runs in the page: where the content ends, by the boxes of the body's children and
-// grandchildren (fixed ones excepted); a grown viewport makes scrollHeight useless for this.
-const CONTENT_BOTTOM_SCRIPT = `() => {
-  let bottom = 0;
-  const walk = (parent, depth) => {
-    for (const el of parent.children) {
-      const style = getComputedStyle(el);
-      if (style.position === "fixed" || style.display === "none") continue;
-      const r = el.getBoundingClientRect();
-      if (r.height > 0) bottom = Math.max(bottom, r.bottom + (parseFloat(style.marginBottom) || 0));
-      if (depth < 1) walk(el, depth + 1);
+  if (!best || bestArea < 0.5 * innerWidth * innerHeight) return null;
+  const hidden = best.scrollHeight - best.clientHeight;
+  const set = (el, name, value) => el.style.setProperty(name, value, "important");
+  set(best, "overflow-y", "visible");
+  set(best, "height", "auto");
+  set(best, "max-height", "none");
+  set(best, "flex-shrink", "0");
+  for (let el = best.parentElement; el; el = el.parentElement) {
+    const style = getComputedStyle(el);
+    set(el, "height", "auto");
+    set(el, "max-height", "none");
+    set(el, "overflow-y", "visible");
+    // A shell pinned to the viewport (fixed or absolute, inset 0) would not make the page grow.
+    if (el !== document.documentElement && el !== document.body &&
+      (style.position === "fixed" || style.position === "absolute")) {
+      set(el, "position", "relative");
+      set(el, "top", "auto");
+      set(el, "bottom", "auto");
     }
-  };
-  if (document.body) walk(document.body, 0);
-  const body = document.body ? getComputedStyle(document.body) : null;
-  const extra = body
-    ? (parseFloat(body.paddingBottom) || 0) + (parseFloat(body.marginBottom) || 0)
-    : 0;
-  return Math.ceil(bottom + scrollY + extra);
+  }
+  return { tag: best.tagName.toLowerCase(), hidden };
 }`;
 
 /**
- * Grows the viewport past the document (by one real viewport, so reveal thresholds such as
- * "top 80%" are crossed by the last section too, as when a person scrolls to the end) after
- * pinning viewport-tall elements; returns the document's height at the real viewport. Every
- * IntersectionObserver and scroll handler then sees the whole page in view at once: reveals
- * that hide again out of view stay shown, and a fixed header is drawn once, at the top.
+ * Unrolls the page's main scroll container when the document itself does not scroll (see
+ * UNROLL_SCRIPT); what it unrolled (tag and hidden height in CSS px), or null.
  */
-export async function growToDocument(page: Page): Promise<number> {
-  const viewport = page.viewport();
-  if (!viewport) return 0;
-  const { cap } = capFor(page, viewport.deviceScaleFactor ?? 1);
-  const measured = await page.evaluate(`(${PIN_VIEWPORT_UNITS_SCRIPT})()`);
-  const height = typeof measured === "number" ? Math.ceil(measured) : cap;
-  await page.setViewport({ ...viewport, height: Math.min(height + viewport.height, cap) });
-  return height;
-}
-
-/** Where the content of a grown page ends, in CSS px. */
-export async function contentBottom(page: Page): Promise<number> {
-  const measured = await page.evaluate(`(${CONTENT_BOTTOM_SCRIPT})()`);
-  return typeof measured === "number" ? measured : 0;
-}
-
-/**
- * The whole page from the top, the viewport's width, at most the cap tall; `height` when the
- * settle already measured it (a grown viewport makes the document at least that tall).
- */
-export async function fullPageArea(
+export async function unrollScrollContainer(
   page: Page,
-  options: { scale: number; height?: number | null },
-): Promise<ShotArea> {
-  const { width, cap } = capFor(page, options.scale);
-  const measured = options.height ?? await page.evaluate(DOC_HEIGHT);
-  const height = typeof measured === "number" && measured > 0 ? Math.ceil(measured) : cap;
+): Promise<{ tag: string; hidden: number } | null> {
+  return await page.evaluate(`(${UNROLL_SCRIPT})()`) as { tag: string; hidden: number } | null;
+}
+
+/** The whole page from the top, the viewport's width, at most the cap tall. */
+export async function fullPageArea(page: Page, scale: number): Promise<ShotArea> {
+  const width = page.viewport()?.width ?? 0;
+  const cap = captureCap(page, scale);
+  const height = await documentHeight(page) || cap;
   return { clip: { x: 0, y: 0, width, height: Math.min(height, cap) }, truncated: height > cap };
 }
 
@@ -190,18 +153,52 @@ export async function elementArea(
   const { selector, scale } = options;
   const box = await page.evaluate(
     `(${ELEMENT_BOX_SCRIPT})(${JSON.stringify(selector)})`,
-  ) as ShotArea["clip"];
+  ) as CaptureRect | null;
   if (!box || box.width < 1 || box.height < 1) {
     throw new PageFailure({ kind: "no_element", selector });
   }
+  return cutToCap(snapToPixels(box), scale);
+}
+
+// Runs in the page: the document's scrollable size.
+const DOC_SIZE = `({ width: Math.max(document.documentElement.scrollWidth,
+  document.body ? document.body.scrollWidth : 0), height: ${DOC_HEIGHT} })`;
+
+/** A clip rectangle cut to the document and to the cap; `truncated` when either cut it. */
+export async function clipArea(
+  page: Page,
+  options: { rect: CaptureRect; scale: number },
+): Promise<ShotArea> {
+  const { rect, scale } = options;
+  const doc = await page.evaluate(DOC_SIZE) as { width: number; height: number };
+  const x = Math.min(Math.max(0, Math.floor(rect.x)), Math.max(0, doc.width - 1));
+  const y = Math.min(Math.max(0, Math.floor(rect.y)), Math.max(0, doc.height - 1));
+  const width = Math.max(1, Math.min(Math.ceil(rect.x + rect.width), doc.width) - x);
+  const height = Math.max(1, Math.min(Math.ceil(rect.y + rect.height), doc.height) - y);
+  const inDocument = x === rect.x && y === rect.y && width === rect.width &&
+    height === rect.height;
+  const area = cutToCap({ x, y, width, height }, scale);
+  return { clip: area.clip, truncated: area.truncated || !inDocument };
+}
+
+/** A box widened to whole CSS pixels. */
+function snapToPixels(box: CaptureRect): CaptureRect {
   const x = Math.max(0, Math.floor(box.x));
   const y = Math.max(0, Math.floor(box.y));
-  const fullWidth = Math.ceil(box.x + box.width) - x;
-  const fullHeight = Math.ceil(box.y + box.height) - y;
-  const width = Math.min(fullWidth, MAX_CAPTURE_HEIGHT);
-  const height = Math.min(fullHeight, maxCaptureHeight(width, scale));
   return {
-    clip: { x, y, width, height },
-    truncated: width < fullWidth || height < fullHeight,
+    x,
+    y,
+    width: Math.ceil(box.x + box.width) - x,
+    height: Math.ceil(box.y + box.height) - y,
+  };
+}
+
+/** A rectangle no taller (and no wider) than the cap allows at `scale`. */
+function cutToCap(rect: CaptureRect, scale: number): ShotArea {
+  const width = Math.min(rect.width, maxCaptureHeight(1, scale));
+  const height = Math.min(rect.height, maxCaptureHeight(width, scale));
+  return {
+    clip: { ...rect, width, height },
+    truncated: width < rect.width || height < rect.height,
   };
 }

@@ -10,6 +10,8 @@ export type PageFailureDetail =
   | { kind: "no_element"; selector: string }
   /** waitForSelector's element did not appear within the capture budget. */
   | { kind: "element_timeout"; selector: string }
+  /** After DOMContentLoaded a script navigated to a page that failed to load. */
+  | { kind: "error_page"; url: string }
   /** The page kept the main thread busy and never painted the shot. */
   | { kind: "no_paint" }
   /** clickSelector matched nothing visible (or nothing clickable in time) once the page was ready. */

@@ -1,14 +1,24 @@
 /**
- * The wait ladder of one capture: the document must commit and reach DOMContentLoaded within
- * the timeout; after that every wait is bounded and the capture is a best attempt of what is
- * there, never a failure.
+ * The render orchestrator: one capture's ladder in one readable sequence, driven by the shot
+ * plan computed once from its options (shot_plan.ts). Prepare, navigate (the document must commit
+ * and reach DOMContentLoaded within the timeout), get ready, interact, settle, shoot. After
+ * DOMContentLoaded every wait is bounded and the capture is a best attempt of what is there,
+ * never a failure. The option helpers are leaves (apply_options.ts), the areas and the walk of a
+ * full page live in full_page.ts and scroll_shot.ts, the settle in settle.ts.
  */
 import type { FiltersEngine } from "@ghostery/adblocker";
 import type { Page } from "puppeteer-core";
 import { withTimeout } from "../../timeout.ts";
 import type { CaptureOptions } from "../request/options.ts";
 import type { Credentials } from "../request/credentials.ts";
-import { finishOptions, prepareOptions, waitForOption } from "./apply_options.ts";
+import {
+  awaitConsentReload,
+  hideElements,
+  interact,
+  prepareOptions,
+  remaining,
+  waitForOption,
+} from "./apply_options.ts";
 import {
   EGRESS_MARKER_HEADER,
   type EgressRefusal,
@@ -24,24 +34,39 @@ import type { Logger } from "../../log.ts";
 import {
   prepareSettle,
   settleAgain,
+  settleBand,
   type SettleContext,
   type Settled,
   settlePage,
 } from "./settle.ts";
+import { LOADED_SCRIPT } from "./settle_scripts.ts";
 import { isBlankFrame } from "./blank_frame.ts";
-import type { ShotArea } from "./full_page.ts";
+import {
+  clipArea,
+  elementArea,
+  fullPageArea,
+  LAZY_HINTS_SCRIPT,
+  nudgeLazyContent,
+  unrollScrollContainer,
+} from "./full_page.ts";
+import { planShot, type ShotPlan } from "./shot_plan.ts";
+import { shootArea, shootViewport } from "./shoot.ts";
+import { scrollShot } from "./scroll_shot.ts";
 
 // Extra time after DOMContentLoaded for load, lazy images, fonts and network quiet.
 const SETTLE_BUDGET_MS = 5_000;
 // In-viewport images and web fonts get this much of the settle budget at most.
 const ASSETS_BUDGET_MS = 3_000;
-// A page whose main thread never yields cannot paint; give up on it rather than hang.
-const SCREENSHOT_TIMEOUT_MS = 10_000;
+// Scrolling through a long unsettled page for lazy content, and waiting for its images.
+const NUDGE_BUDGET_MS = 3_000;
+// A settled full page settles at each scroll position for at least this long overall, even when
+// the page's load used up most of the capture budget; later screens are shot as they are.
+const WALK_SETTLE_MS = 8_000;
 
 export interface Rendered {
   png: Uint8Array;
   targetStatus: number | null;
-  /** A full page or element was cut at the size cap. */
+  /** A full page, element or clip was cut (at the size cap, or to the document). */
   truncated?: boolean;
 }
 
@@ -62,24 +87,37 @@ export interface RenderRequest {
   log?: Logger;
 }
 
+/** What the shooting steps share: the page, its plan, the settle's context and outcome. */
+interface ShotContext {
+  page: Page;
+  plan: ShotPlan;
+  request: RenderRequest;
+  settling: SettleContext;
+  settled: Settled | null;
+}
+
 /**
- * Navigates, settles, applies the options and shoots (the viewport unless an option says
- * otherwise); throws typed failures (PageFailure, RefusedDestination) and browser errors, which
- * captureFailure maps to API errors.
+ * Navigates, settles, applies the options and shoots what the plan says; throws typed failures
+ * (PageFailure, RefusedDestination) and browser errors, which capture/failures.ts maps to API
+ * errors.
  */
 export async function render(page: Page, request: RenderRequest): Promise<Rendered> {
-  const { session, url, timeoutMs, options = {}, engine, annoyances, log } = request;
+  const { session, url, timeoutMs, options = {} } = request;
+  const plan = planShot(options);
   const budgetEnd = performance.now() + timeoutMs;
   const network = trackNetwork(page, url);
-  const settle = options.settle !== false;
   let sender: { stop(): Promise<void> } | null = null;
   try {
-    // Only a capture with credentials intercepts for them: a plain one pays nothing.
+    // Prepare. Only a capture with credentials intercepts for them: a plain one pays nothing.
     if (request.credentials) {
       sender = await sendCredentials(page, { url, credentials: request.credentials });
     }
     await prepareOptions(page, options);
-    if (settle) await prepareSettle(page);
+    if (plan.settled) await prepareSettle(page);
+    else if (plan.target.kind === "full_page") {
+      await page.evaluateOnNewDocument(LAZY_HINTS_SCRIPT);
+    }
+    // Navigate.
     const response = await traced(
       "capture.navigation",
       {},
@@ -87,54 +125,44 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     );
     network.mainResponse ??= response;
     rejectProxyAnswer(network, session);
+    // Get ready.
     const deadline = performance.now() + SETTLE_BUDGET_MS;
     await traced("capture.readiness_wait", {}, async () => {
-      await settleAssets(page, Math.min(ASSETS_BUDGET_MS, SETTLE_BUDGET_MS));
+      await loaded(page, Math.min(ASSETS_BUDGET_MS, SETTLE_BUDGET_MS));
       await waitForOption(page, options, budgetEnd);
       await network.quiet(deadline);
     });
     // A script may have navigated after DOMContentLoaded; judge the document we will shoot.
     rejectProxyAnswer(network, session);
     if (page.mainFrame().url().startsWith("chrome-error:")) {
-      throw new Error(`net::ERR_FAILED after a later navigation of ${url}`);
+      throw new PageFailure({ kind: "error_page", url });
     }
-    let outcome: Settled | null = null;
-    const settling: SettleContext = {
-      fullPage: options.fullPage === true,
-      budgetEnd,
-      idle: (until) => network.idle(until),
-    };
-    const { clip, truncated } = await finishOptions(page, {
-      options,
-      engine,
-      annoyances,
-      budgetEnd,
-      ...(settle && { settle: async () => (outcome = await settled(page, settling)) }),
-    });
-    const transparent = options.transparent === true;
-    let png = await shoot(page, { clip, transparent });
-    // A page still fading in as a whole, past what the settle could bring about: once more.
-    // A page still from the start (nothing pending, animating or in flight) shows what it is:
-    // a flat frame is its real look.
-    const still = (outcome as Settled | null)?.still ?? false;
-    if (settle && !still && await isBlankFrame(page, png)) {
-      log?.info("blank frame: shooting again after a second settle", {
-        fullPage: settling.fullPage,
-      });
-      png = await traced("capture.blank_retry", {}, async () => {
-        await settleAgain(page, settling).catch(() => {});
-        return await shoot(page, { clip, transparent });
-      });
+    // Interact, settle.
+    await interact(page, options, budgetEnd);
+    const settling: SettleContext = { budgetEnd, idle: (until) => network.idle(until) };
+    const settled = plan.settled ? await settleTraced(page, settling) : null;
+    // Shoot.
+    const context: ShotContext = { page, plan, request, settling, settled };
+    let shot;
+    try {
+      shot = await shoot(context);
+    } catch (error) {
+      // Some consent platforms reload the page once the choice is made: shoot the new document.
+      if (!/Execution context was destroyed|Cannot find context/.test(String(error))) throw error;
+      await awaitConsentReload(page, budgetEnd);
+      shot = await shoot(context);
     }
     return {
-      png,
+      png: shot.png,
       targetStatus: network.mainResponse?.status() ?? null,
-      ...(truncated ? { truncated } : {}),
+      ...(shot.truncated ? { truncated: true } : {}),
     };
   } catch (error) {
     // Chromium reports a destination the proxy refused only as a generic tunnel or proxy error.
-    const refusal = /net::ERR_/.test(String(error)) &&
-      await awaitNavigationRefusal(network, session);
+    const failedLoad = error instanceof PageFailure
+      ? error.detail.kind === "error_page"
+      : /net::ERR_/.test(String(error));
+    const refusal = failedLoad && await awaitNavigationRefusal(network, session);
     throw refusal ? new RefusedDestination(refusal) : error;
   } finally {
     network.stop();
@@ -142,41 +170,99 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
   }
 }
 
+/** Hides what was asked and shoots the plan's target. */
+async function shoot(context: ShotContext): Promise<{ png: Uint8Array; truncated: boolean }> {
+  const { page, plan, request, settling } = context;
+  const { target, scale } = plan;
+  const style = { scale, transparent: plan.transparent };
+  await hideElements(page, { ...request, options: request.options ?? {} });
+  switch (target.kind) {
+    case "viewport":
+      return { png: await guarded(context, () => shootViewport(page, style)), truncated: false };
+    case "element":
+    case "clip": {
+      const area = target.kind === "element"
+        ? await elementArea(page, { selector: target.selector, scale })
+        : await clipArea(page, { rect: target.rect, scale });
+      const png = await guarded(context, () => shootArea(page, { clip: area.clip, style }));
+      return { png, truncated: area.truncated };
+    }
+    case "full_page": {
+      const unrolled = await unrollScrollContainer(page);
+      if (unrolled) request.log?.info("full page: scroll container unrolled", unrolled);
+      if (!plan.settled) {
+        await nudgeLazyContent(page, {
+          scale,
+          budgetMs: remaining(settling.budgetEnd, NUDGE_BUDGET_MS),
+        });
+        const area = await fullPageArea(page, scale);
+        return {
+          png: await shootArea(page, { clip: area.clip, style }),
+          truncated: area.truncated,
+        };
+      }
+      // The unrolled container's content reacts to being in view (its observers, lazy images).
+      if (unrolled) await settleBand(page, settling);
+      return await traced("capture.scroll_shot", {}, async (span) => {
+        const walked = await scrollShot(page, {
+          style,
+          shootFirst: () => guarded(context, () => shootViewport(page, style)),
+          settleHere: () => settleBand(page, settling),
+          settleUntil: Math.max(settling.budgetEnd, performance.now() + WALK_SETTLE_MS),
+        });
+        span.setAttribute("screens", walked.screens);
+        return walked;
+      });
+    }
+  }
+}
+
+/**
+ * A settled shot that came out one flat colour while the page has content (still fading in as
+ * a whole, past what the settle could bring about) is taken once more after a second settle. A
+ * page still from the start (nothing pending, animating or in flight) shows what it is.
+ */
+async function guarded(
+  context: ShotContext,
+  take: () => Promise<Uint8Array>,
+): Promise<Uint8Array> {
+  const { page, plan, settled, settling, request } = context;
+  const png = await take();
+  if (!plan.settled || settled?.still || !await isBlankFrame(page, png)) return png;
+  request.log?.info("blank frame: shooting again after a second settle", {
+    target: plan.target.kind,
+  });
+  return await traced("capture.blank_retry", {}, async () => {
+    await settleAgain(page, settling).catch(() => {});
+    return await take();
+  });
+}
+
 /** The settle, traced; a best attempt: what fails in it leaves the page as it is. */
-async function settled(page: Page, context: SettleContext): Promise<Settled> {
-  return await traced("capture.settle", { fullPage: context.fullPage }, async (span) => {
+async function settleTraced(page: Page, context: SettleContext): Promise<Settled> {
+  return await traced("capture.settle", {}, async (span) => {
     try {
       const result = await settlePage(page, context);
       span.setAttribute("advanced", result.advanced);
       return result;
     } catch {
       span.setAttribute("advanced", false);
-      return { height: null, advanced: false, still: false };
+      return { advanced: false, still: false };
     }
   });
 }
 
-/** The PNG of the viewport, or of `clip` drawn beyond it; a PageFailure when it cannot paint. */
-async function shoot(
-  page: Page,
-  shot: { clip: ShotArea["clip"]; transparent: boolean },
-): Promise<Uint8Array> {
-  const { clip, transparent } = shot;
-  const png = await withTimeout(
-    traced("capture.screenshot", {}, () =>
-      page.screenshot({
-        type: "png",
-        optimizeForSpeed: true,
-        // A full page or element is drawn beyond the viewport without resizing it, so the
-        // layout (100vh sections, fixed headers) stays what the viewport shows.
-        ...(clip ? { clip, captureBeyondViewport: true } : { captureBeyondViewport: false }),
-        // transparent: no default white behind the page, so the PNG keeps its alpha.
-        ...(transparent ? { omitBackground: true } : {}),
-      })),
-    SCREENSHOT_TIMEOUT_MS,
-    () => new PageFailure({ kind: "no_paint" }),
-  );
-  return new Uint8Array(png);
+/** Load (bounded), the viewport's lazy images and web fonts (see LOADED_SCRIPT); best attempt. */
+async function loaded(page: Page, budgetMs: number): Promise<void> {
+  try {
+    await withTimeout(
+      page.evaluate(`(${LOADED_SCRIPT})(${budgetMs})`),
+      budgetMs + 1_000,
+      () => new Error("settle timed out"),
+    );
+  } catch {
+    // Best attempt: a page that navigates away or blocks its main thread is shot as it is.
+  }
 }
 
 /** An answer the egress proxy wrote itself (refused destination) is an error, not a page. */
@@ -224,39 +310,3 @@ function navigationRefusal(
 ): EgressRefusal | undefined {
   return session.refusals.findLast((r) => network.navigationHosts.has(unbracket(r.host)));
 }
-
-/**
- * Waits (bounded) for load, makes in-viewport lazy images load now (plus a scroll event for
- * script-driven lazy loaders), and waits for those images to decode and for web fonts.
- */
-async function settleAssets(page: Page, budgetMs: number): Promise<void> {
-  try {
-    await withTimeout(
-      page.evaluate(`(${SETTLE_SCRIPT})(${budgetMs})`),
-      budgetMs + 1_000,
-      () => new Error("settle timed out"),
-    );
-  } catch {
-    // Best attempt: a page that navigates away or blocks its main thread is shot as it is.
-  }
-}
-
-// Runs in the page (kept as text: the service is not type-checked against the DOM).
-const SETTLE_SCRIPT = `async (budget) => {
-  let timer;
-  const timeout = new Promise((resolve) => timer = setTimeout(resolve, budget));
-  const loaded = document.readyState === "complete"
-    ? Promise.resolve()
-    : new Promise((resolve) => addEventListener("load", resolve, { once: true }));
-  await Promise.race([loaded, timeout]);
-  const visible = [...document.images].filter((img) => {
-    const r = img.getBoundingClientRect();
-    return r.bottom > 0 && r.right > 0 && r.top < innerHeight && r.left < innerWidth;
-  });
-  for (const img of visible) if (img.loading === "lazy") img.loading = "eager";
-  dispatchEvent(new Event("scroll"));
-  const images = visible.filter((img) => !img.complete).map((img) => img.decode().catch(() => {}));
-  await Promise.race([Promise.all([...images, document.fonts.ready]), timeout]);
-  // Cleared, so the settle does not count this wait as the page's own pending timer.
-  clearTimeout(timer);
-}`;

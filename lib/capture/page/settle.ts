@@ -20,10 +20,11 @@
  *   transitions, Web Animations) and `cancel()` on infinite ones (a spinner at rest): the CSS
  *   timeline follows wall-clock frames, not virtual time; alone 19 / 25. Breaks: an effect
  *   whose end state is meant to be invisible (a toast fading out) is shot at that end.
- * - Growing the viewport to the document (full_page.ts) is what reveals scroll-triggered
- *   sections and lazy images all at once: alone 12 / 23, with the rest 22 / 44 (every region),
- *   at about the first frame's time (at load 7: viewport 411 against 405 ms, full page 671
- *   against 533).
+ * - A full page is not settled by growing the viewport to the document (that breaks whatever is
+ *   sized by the viewport: `vh` heights, `background-size: cover` with `background-attachment:
+ *   fixed`) but by visiting the real scroll positions (scroll_shot.ts) and settling briefly at
+ *   each (`settleBand`): reveals, counters and scroll-linked timelines reach the state a person
+ *   sees there.
  * - `prefers-reduced-motion` is not emulated: it changed nothing on the corpus (12 / 18), and
  *   where a library does answer it, it is the page of a person who asked for less motion.
  * - A page with no pending timer, interval, frame callback or animation skips all of it: a
@@ -31,7 +32,6 @@
  */
 import type { CDPSession, Page } from "puppeteer-core";
 import { withTimeout } from "../../timeout.ts";
-import { contentBottom, growToDocument } from "./full_page.ts";
 import {
   ASSETS_SCRIPT,
   FINISH_ANIMATIONS_SCRIPT,
@@ -53,9 +53,13 @@ const VIRTUAL_WALL_MS = 2_500;
 const NETWORK_MS = 1_500;
 // Images and fonts inside the shot get this long to decode.
 const ASSETS_MS = 1_500;
+// Page time at each scroll position of a full page: reveals and counters started there (most run
+// 0.5 to 2 s), and scrubbed timelines catching up with the position.
+const BAND_BUDGET_MS = 2_500;
+// Network quiet at each scroll position, at most (its lazy images and data).
+const BAND_NETWORK_MS = 1_000;
 
 export interface SettleContext {
-  fullPage: boolean;
   /** performance.now() at which the capture budget ends. */
   budgetEnd: number;
   /**
@@ -67,8 +71,6 @@ export interface SettleContext {
 
 /** What the settle did, for the shot and the trace. */
 export interface Settled {
-  /** The full page's height in CSS px when the viewport was grown to it; null otherwise. */
-  height: number | null;
   /** Whether page time was advanced. */
   advanced: boolean;
   /** Nothing pending, animating or in flight from the start: the settle did nothing. */
@@ -88,43 +90,58 @@ export async function prepareSettle(page: Page): Promise<void> {
 }
 
 /**
- * Brings the page to its settled state: for a full page grows the viewport to the document,
- * then advances page time, waits for the network and assets, and finishes animations.
+ * Brings the viewport to its settled state: advances page time, waits for the network and
+ * assets, and finishes animations; a page with nothing pending skips it.
  */
 export async function settlePage(page: Page, context: SettleContext): Promise<Settled> {
   let probe = await page.evaluate(`(${PROBE_SCRIPT})()`) as Probe;
-  let height: number | null = null;
-  if (context.fullPage && probe.observes) {
-    height = await growToDocument(page);
-    await page.evaluate(`(${NUDGE_EVENTS_SCRIPT})()`);
-    await withTimeout(page.evaluate(`(${TWO_FRAMES_SCRIPT})()`), 500, () => new Error("no frame"))
-      .catch(() => {});
-  }
-  const grown = height !== null;
-  if (!grown && isStatic(probe)) {
+  if (isStatic(probe)) {
     // Static, unless data or images still on the way (a skeleton waiting for its data) change
     // that once they arrive.
     if (!await context.idle(Math.min(context.budgetEnd, performance.now() + NETWORK_MS))) {
-      return { height, advanced: false, still: true };
+      return { advanced: false, still: true };
     }
     probe = await page.evaluate(`(${PROBE_SCRIPT})()`) as Probe;
     // Still static, but what arrived (or is still arriving) may be what makes it visible.
-    if (isStatic(probe)) return { height, advanced: false, still: false };
+    if (isStatic(probe)) return { advanced: false, still: false };
   }
   let cdp: CDPSession | null = null;
   try {
-    if (probe.active || grown) {
+    if (probe.active) {
       cdp = await page.createCDPSession();
       await advance(page, cdp, VIRTUAL_BUDGET_MS);
     }
     await context.idle(Math.min(context.budgetEnd, performance.now() + NETWORK_MS));
-    await assets(page, height ?? page.viewport()?.height ?? 0);
+    await assets(page, page.viewport()?.height ?? 0);
     if (cdp) await advance(page, cdp, LATE_BUDGET_MS);
     await page.evaluate(`(${FINISH_ANIMATIONS_SCRIPT})()`);
-    // Measured again once settled: before, entrances still offset (an element sliding up from
-    // 80 px lower) make the document look taller than it is.
-    if (grown) height = await contentBottom(page) || height;
-    return { height, advanced: cdp !== null, still: false };
+    return { advanced: cdp !== null, still: false };
+  } finally {
+    await cdp?.detach().catch(() => {});
+  }
+}
+
+/**
+ * The settle at a scroll position just reached on a full page: the scroll is seen (events, two
+ * frames for observers), then page time, the network and images of this screen, and animations
+ * finished. A page that neither ticks nor watches the viewport pays the two frames only.
+ */
+export async function settleBand(page: Page, context: SettleContext): Promise<void> {
+  await page.evaluate(`(${NUDGE_EVENTS_SCRIPT})()`);
+  await withTimeout(page.evaluate(`(${TWO_FRAMES_SCRIPT})()`), 500, () => new Error("no frame"))
+    .catch(() => {});
+  const probe = await page.evaluate(`(${PROBE_SCRIPT})()`) as Probe;
+  if (isStatic(probe) && !probe.observes) return;
+  let cdp: CDPSession | null = null;
+  try {
+    if (probe.active) {
+      cdp = await page.createCDPSession();
+      await advance(page, cdp, BAND_BUDGET_MS);
+    }
+    await context.idle(Math.min(context.budgetEnd, performance.now() + BAND_NETWORK_MS));
+    await assets(page, page.viewport()?.height ?? 0);
+    if (cdp) await advance(page, cdp, LATE_BUDGET_MS);
+    await page.evaluate(`(${FINISH_ANIMATIONS_SCRIPT})()`);
   } finally {
     await cdp?.detach().catch(() => {});
   }

@@ -3,7 +3,28 @@
  * against the DOM. None of them waits on a page timer, because once Chromium's virtual time
  * budget is spent the page's timers stand still until the next budget.
  */
-import { WATCH_VIEWPORT_LISTENERS } from "./full_page.ts";
+
+/**
+ * Script text, run before the page's own: counts in `hints` (an object in scope with
+ * `observers` and `scrollListeners`) every IntersectionObserver the page makes and every scroll,
+ * wheel or resize listener it adds, the ways script-driven lazy content and reveals notice the
+ * viewport. Shared by the settle's init script and the unsettled full page's lazy hints.
+ */
+export const WATCH_VIEWPORT_LISTENERS = `
+  const Observer = window.IntersectionObserver;
+  if (Observer) {
+    window.IntersectionObserver = new Proxy(Observer, {
+      construct(target, args, newTarget) {
+        hints.observers++;
+        return Reflect.construct(target, args, newTarget);
+      },
+    });
+  }
+  const listen = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function (type, ...rest) {
+    if (type === "scroll" || type === "wheel" || type === "resize") hints.scrollListeners++;
+    return listen.call(this, type, ...rest);
+  };`;
 
 /**
  * Runs in every document before its scripts. Notes what could still change the page (pending
@@ -132,18 +153,45 @@ export const FINISH_ANIMATIONS_SCRIPT = `() => {
 }`;
 
 /**
- * Makes the lazy images inside the shot (the top `height` CSS px) load now, and resolves once
- * they and the web fonts are decoded; the caller bounds it in wall-clock time.
+ * The one lazy-image step, as a function text to call inside other scripts: the images whose box
+ * lies in the viewport's width and the top `bottom` CSS px load now rather than when scrolled to,
+ * and the decode of each is returned, so the caller can wait for them.
  */
-export const ASSETS_SCRIPT = `async (height) => {
+export const LOAD_IMAGES_SCRIPT = `(bottom) => {
   const inShot = [...document.images].filter((img) => {
     const r = img.getBoundingClientRect();
-    return r.bottom > 0 && r.top < height && r.width > 0;
+    return r.width > 0 && r.bottom > 0 && r.top < bottom && r.right > 0 && r.left < innerWidth;
   });
   for (const img of inShot) if (img.loading === "lazy") img.loading = "eager";
-  const pending = inShot.filter((img) => !img.complete || img.naturalWidth > 0)
+  return inShot.filter((img) => !img.complete || img.naturalWidth > 0)
     .map((img) => img.decode().catch(() => {}));
-  await Promise.all([...pending, document.fonts.ready]);
+}`;
+
+/**
+ * Makes the lazy images inside the shot (the top `height` CSS px of the viewport) load now, and
+ * resolves once they and the web fonts are decoded; the caller bounds it in wall-clock time.
+ */
+export const ASSETS_SCRIPT = `async (height) => {
+  await Promise.all([...(${LOAD_IMAGES_SCRIPT})(height), document.fonts.ready]);
+}`;
+
+/**
+ * After DOMContentLoaded: waits (at most `budget` ms) for load, makes the viewport's lazy images
+ * load now (plus a scroll event for script-driven lazy loaders), and waits for those images to
+ * decode and for web fonts.
+ */
+export const LOADED_SCRIPT = `async (budget) => {
+  let timer;
+  const timeout = new Promise((resolve) => timer = setTimeout(resolve, budget));
+  const loaded = document.readyState === "complete"
+    ? Promise.resolve()
+    : new Promise((resolve) => addEventListener("load", resolve, { once: true }));
+  await Promise.race([loaded, timeout]);
+  const images = (${LOAD_IMAGES_SCRIPT})(innerHeight);
+  dispatchEvent(new Event("scroll"));
+  await Promise.race([Promise.all([...images, document.fonts.ready]), timeout]);
+  // Cleared, so the settle does not count this wait as the page's own pending timer.
+  clearTimeout(timer);
 }`;
 
 /** Fires the events scroll-driven libraries wait for before they look at the viewport again. */

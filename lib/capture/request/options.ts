@@ -26,11 +26,20 @@ export const MAX_HEIGHT = 2160;
 // always been allowed (5760x3240): a 4K viewport at scale 3 would be a 300 MB bitmap.
 export const MAX_VIEWPORT_PIXELS = 1920 * 1080 * 9;
 
-// A full page or element is cut at this many CSS pixels of height...
-export const MAX_CAPTURE_HEIGHT = 16_384;
-// ...and at this many image pixels (1920x16384), so scale 2 or 3 cannot ask Chromium for a
-// bitmap of several hundred megabytes.
-export const MAX_CAPTURE_PIXELS = 1920 * 16_384;
+// A full page, element or clip is cut at this many image pixels of height: the longest side a
+// canvas may have in browsers, so the editor can still draw it...
+export const MAX_CAPTURE_SIDE = 32_767;
+// ...and at this many image pixels in all (a 3840x24000 full page at scale 2 fits, 512 MB of
+// RGBA at most in whoever decodes it).
+export const MAX_CAPTURE_PIXELS = 128_000_000;
+
+/** A rectangle of the document in CSS px. */
+export interface CaptureRect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 /** What a request may ask for beyond url, device and colour scheme; every field optional. */
 export interface CaptureOptions {
@@ -40,6 +49,7 @@ export interface CaptureOptions {
   fullPage?: boolean;
   scale?: Scale;
   selector?: string;
+  clip?: CaptureRect;
   hideSelectors?: string[];
   removeSelectors?: string[];
   styles?: string;
@@ -59,6 +69,7 @@ export const DEFAULT_OPTIONS: Required<
   Omit<
     CaptureOptions,
     | "selector"
+    | "clip"
     | "waitForSelector"
     | "width"
     | "height"
@@ -114,8 +125,9 @@ export async function optionsDigest(options: CaptureOptions | undefined): Promis
   return Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** The capture height cap in CSS pixels for a viewport width and scale (see MAX_CAPTURE_*). */
+/** The capture height cap in CSS pixels for a width in CSS px and a scale (see MAX_CAPTURE_*). */
 export function maxCaptureHeight(widthCss: number, scale: number): number {
-  const byPixels = Math.floor(MAX_CAPTURE_PIXELS / (widthCss * scale * scale));
-  return Math.max(1, Math.min(MAX_CAPTURE_HEIGHT, byPixels));
+  const bySide = Math.floor(MAX_CAPTURE_SIDE / scale);
+  const byPixels = Math.floor(MAX_CAPTURE_PIXELS / (Math.max(1, widthCss) * scale * scale));
+  return Math.max(1, Math.min(bySide, byPixels));
 }

@@ -1,0 +1,47 @@
+/**
+ * What one capture shoots and how, decided once from its options and carried down the render:
+ * render.ts reads the plan at each step instead of asking the options again.
+ */
+import type { CaptureOptions, CaptureRect } from "../request/options.ts";
+
+/** The part of the page the image shows. */
+export type ShotTarget =
+  /** What the viewport shows, as it is. */
+  | { kind: "viewport" }
+  /**
+   * The whole page. Settled: the real scroll positions are visited, the page settled at each and
+   * shot band by band (scroll_shot.ts). Unsettled: scrolled through once for lazy content, then
+   * drawn beyond the viewport.
+   */
+  | { kind: "full_page" }
+  /** The first element matching `selector`. */
+  | { kind: "element"; selector: string }
+  /** A rectangle of the document in CSS px, cut to the document. */
+  | { kind: "clip"; rect: CaptureRect };
+
+export interface ShotPlan {
+  target: ShotTarget;
+  /** Bring the page to rest before shooting (the settle); false: the first frame as it is. */
+  settled: boolean;
+  /** Device pixel ratio of the image. */
+  scale: number;
+  /** No white behind the page: the PNG keeps the page's own alpha. */
+  transparent: boolean;
+}
+
+/** The plan of a job's options: one target, in the order selector > clip > fullPage. */
+export function planShot(options: CaptureOptions = {}): ShotPlan {
+  const target: ShotTarget = options.selector
+    ? { kind: "element", selector: options.selector }
+    : options.clip
+    ? { kind: "clip", rect: options.clip }
+    : options.fullPage
+    ? { kind: "full_page" }
+    : { kind: "viewport" };
+  return {
+    target,
+    settled: options.settle !== false,
+    scale: options.scale ?? 1,
+    transparent: options.transparent === true,
+  };
+}
