@@ -132,18 +132,18 @@ export async function settleBand(page: Page, context: SettleContext): Promise<vo
     .catch(() => {});
   const probe = await page.evaluate(`(${PROBE_SCRIPT})()`) as Probe;
   if (isStatic(probe) && !probe.observes) return;
-  let cdp: CDPSession | null = null;
+  // Also for a page that only observes: once a budget is spent its clock stands still, and
+  // page time must run for observer callbacks and the transitions they start.
+  const cdp = await page.createCDPSession();
   try {
-    if (probe.active) {
-      cdp = await page.createCDPSession();
-      await advance(page, cdp, BAND_BUDGET_MS);
-    }
-    await context.idle(Math.min(context.budgetEnd, performance.now() + BAND_NETWORK_MS));
+    await advance(page, cdp, BAND_BUDGET_MS);
+    // The walk bounds itself (scroll_shot.ts); each screen gets its own short network wait.
+    await context.idle(performance.now() + BAND_NETWORK_MS);
     await assets(page, page.viewport()?.height ?? 0);
-    if (cdp) await advance(page, cdp, LATE_BUDGET_MS);
+    await advance(page, cdp, LATE_BUDGET_MS);
     await page.evaluate(`(${FINISH_ANIMATIONS_SCRIPT})()`);
   } finally {
-    await cdp?.detach().catch(() => {});
+    await cdp.detach().catch(() => {});
   }
 }
 
