@@ -2,7 +2,7 @@
  * The viewport of a job: a named device's or the device type's size, overridden by width and
  * height, and its limits (the bounds themselves are in options.ts).
  */
-import { invalidRequest } from "../../errors.ts";
+import { invalidField } from "./request_failure.ts";
 import { type DeviceType, VIEWPORTS } from "../types.ts";
 import { DEVICES } from "./devices.ts";
 import { type CaptureOptions, MAX_VIEWPORT_PIXELS } from "./options.ts";
@@ -37,11 +37,12 @@ export function resolveViewport(
   if (kept.height === base.height) delete kept.height;
   const { width, height, scale } = viewportOf(runAs, kept);
   if (width * height * scale * scale > MAX_VIEWPORT_PIXELS) {
-    throw invalidRequest("The viewport is too large at this scale.", {
-      hint: `${width}x${height} at scale ${scale} is ${width * scale}x${height * scale} image ` +
+    throw invalidField(
+      "The viewport is too large at this scale.",
+      `${width}x${height} at scale ${scale} is ${width * scale}x${height * scale} image ` +
         `pixels; width x height x scale^2 may be at most ${MAX_VIEWPORT_PIXELS} ` +
         "(5760x3240): lower the scale or the size.",
-    });
+    );
   }
   return { deviceType: runAs, options: kept };
 }
