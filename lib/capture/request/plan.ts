@@ -4,7 +4,7 @@
  * staleWhileRevalidate, failOnHttpError). The checks that need more than the schema live here.
  */
 import { invalidField } from "./request_failure.ts";
-import type { ColorScheme, DeviceType } from "../types.ts";
+import type { ColorScheme, DeviceType } from "./devices.ts";
 import { checkCredentials, type Credentials } from "./credentials.ts";
 import { canonicalOptions, type CaptureOptions } from "./options.ts";
 import { resolveViewport } from "./viewport.ts";

@@ -3,8 +3,7 @@
  * height, and its limits (the bounds themselves are in options.ts).
  */
 import { invalidField } from "./request_failure.ts";
-import { type DeviceType, VIEWPORTS } from "../types.ts";
-import { DEVICES } from "./devices.ts";
+import { DEVICES, type DeviceType, VIEWPORTS } from "./devices.ts";
 import { type CaptureOptions, MAX_VIEWPORT_PIXELS } from "./options.ts";
 
 /** The viewport a job is shot at: the device's or the device type's, sized by width/height. */
