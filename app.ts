@@ -15,7 +15,7 @@ import { errorResponse } from "./lib/http/error_response.ts";
 import { typedFailureError } from "./lib/capture/mod.ts";
 import { createRouter, METHOD_PROBE, notAllowedHere } from "./lib/http/router.ts";
 import { accessLog, requestId, unreadableBody, utf8JsonBody } from "./lib/http/middleware.ts";
-import { requestTelemetry } from "./lib/telemetry/http.ts";
+import { requestTelemetry } from "./lib/http/request_telemetry.ts";
 import { createCacheAdminRouter } from "./routes/cache_admin.ts";
 import { createDiscoveryRouter } from "./routes/discovery.ts";
 import { createEditorRouter } from "./routes/editor.ts";

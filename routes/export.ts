@@ -3,7 +3,7 @@ import { ImageProcessingError } from "../lib/codecs/plan.ts";
 import { EXPORT_FORMATS, MAX_PIXELS, MAX_SIDE, QUALITY_PRESETS } from "../lib/codecs/presets.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
 import { createRouter, mountMethodProbe } from "../lib/http/router.ts";
-import { secondsSince } from "../lib/telemetry/metrics.ts";
+import { METRICS, secondsSince } from "../lib/telemetry/metrics.ts";
 import { outcomeOf, traced } from "../lib/telemetry/trace.ts";
 
 const TAG = "Export";
@@ -130,8 +130,7 @@ export function createExportRouter() {
       if (error instanceof ImageProcessingError) c.var.logFields.exportFailure = error.detail;
       throw error;
     } finally {
-      const { metrics } = c.var.deps;
-      metrics.exportDuration.observe({ ...labels, outcome }, secondsSince(started));
+      METRICS.exportDuration.observe({ ...labels, outcome }, secondsSince(started));
     }
     Object.assign(c.var.logFields, {
       outputBytes: result.bytes.length,

@@ -1,5 +1,6 @@
 import { createRouter } from "../lib/http/router.ts";
 import { operatorCaller } from "../lib/http/middleware.ts";
+import { METRICS as metrics } from "../lib/telemetry/metrics.ts";
 
 /**
  * GET /metrics: Prometheus text exposition (docs/operating.md), behind METRICS_TOKEN. Registered
@@ -7,7 +8,7 @@ import { operatorCaller } from "../lib/http/middleware.ts";
  */
 export function createMetricsRouter() {
   return createRouter().get("/metrics", async (c) => {
-    const { config, metrics, screenshots, operatorAuth } = c.var.deps;
+    const { config, screenshots, operatorAuth } = c.var.deps;
     // Mounted only when the token is set (see createApp); checked again so a mistake fails closed.
     operatorAuth.require(operatorCaller(c), config.METRICS_TOKEN, "metrics");
     // Gauges are read at scrape time from the service that owns the numbers.

@@ -1,10 +1,24 @@
 /**
- * Fails when the project's own modules import each other in a cycle, type-only imports
- * included: a cycle means one module holds two jobs and should be split (docs/architecture.md).
+ * Fails when the project's own code imports itself in a circle, type-only imports included,
+ * at two scales (docs/architecture.md):
+ *
+ * - modules: a cycle means one module holds two jobs and should be split;
+ * - folders: no two folders import each other. A folder's modules that its sub-folders import
+ *   (a capability's shared types, `lib/errors.ts`) count on their own, not as their folder, so a
+ *   capability may use its parent's shared modules as long as those never import it back.
+ *
+ * And nothing under `lib/` imports the composition root (`lib/services.ts`): it assembles the
+ * capabilities, so a capability that imported it would import every other one.
  * Reads the module graph that `deno info --json` prints for the entry points given.
  *
  *   deno run --allow-run --allow-read scripts/check_cycles.ts main.ts routes lib
  */
+
+/** Project files (paths relative to the repository root) and the project files each imports. */
+export type ModuleGraph = Map<string, string[]>;
+
+/** The composition root: it builds the services, so no capability may depend on it. */
+export const COMPOSITION_ROOT = "lib/services.ts";
 
 interface InfoDependency {
   specifier: string;
@@ -17,9 +31,9 @@ interface InfoModule {
 }
 
 /** The project's file modules and the project files each imports (code or type). */
-async function moduleGraph(entries: string[]): Promise<Map<string, string[]>> {
+async function moduleGraph(entries: string[]): Promise<ModuleGraph> {
   const root = new URL("../", import.meta.url).href;
-  const graph = new Map<string, string[]>();
+  const graph: ModuleGraph = new Map();
   for (const entry of await expandEntries(entries)) {
     const output = await new Deno.Command(Deno.execPath(), {
       args: ["info", "--json", entry],
@@ -29,11 +43,14 @@ async function moduleGraph(entries: string[]): Promise<Map<string, string[]>> {
     if (!output.success) throw new Error(`deno info failed for ${entry}`);
     const info = JSON.parse(new TextDecoder().decode(output.stdout)) as { modules: InfoModule[] };
     for (const module of info.modules) {
-      if (!module.specifier.startsWith(root) || graph.has(module.specifier)) continue;
+      if (!module.specifier.startsWith(root)) continue;
+      const path = module.specifier.slice(root.length);
+      if (graph.has(path)) continue;
       const targets = (module.dependencies ?? [])
         .flatMap((d) => [d.code?.specifier, d.type?.specifier])
-        .filter((s): s is string => s !== undefined && s.startsWith(root));
-      graph.set(module.specifier, [...new Set(targets)]);
+        .filter((s): s is string => s !== undefined && s.startsWith(root))
+        .map((s) => s.slice(root.length));
+      graph.set(path, [...new Set(targets)]);
     }
   }
   return graph;
@@ -56,8 +73,8 @@ async function expandEntries(entries: string[]): Promise<string[]> {
   return files;
 }
 
-/** Strongly connected components with more than one module (Tarjan), i.e. the cycles. */
-function cycles(graph: Map<string, string[]>): string[][] {
+/** Strongly connected components with more than one node (Tarjan), i.e. the cycles. */
+export function cycles(graph: Map<string, Iterable<string>>): string[][] {
   let counter = 0;
   const index = new Map<string, number>();
   const low = new Map<string, number>();
@@ -83,19 +100,71 @@ function cycles(graph: Map<string, string[]>): string[][] {
       onStack.delete(member);
       component.push(member);
     } while (member !== node);
-    if (component.length > 1) found.push(component);
+    if (component.length > 1) found.push(component.sort());
   };
   for (const node of graph.keys()) if (!index.has(node)) visit(node);
   return found;
 }
 
-if (import.meta.main) {
-  const root = new URL("../", import.meta.url).href;
-  const graph = await moduleGraph(Deno.args.length ? Deno.args : ["main.ts"]);
-  const found = cycles(graph);
-  for (const component of found) {
-    console.error(`import cycle: ${component.map((m) => m.slice(root.length)).sort().join(", ")}`);
+function folderOf(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return slash < 0 ? "." : path.slice(0, slash);
+}
+
+function contains(folder: string, path: string): boolean {
+  return folder === "." || path.startsWith(`${folder}/`);
+}
+
+/**
+ * The folder graph: each module stands for its folder, except a module that a sub-folder of its
+ * own folder imports, which stands for itself (a parent's shared module).
+ */
+export function folderGraph(graph: ModuleGraph): Map<string, Set<string>> {
+  const shared = new Set<string>();
+  for (const [from, targets] of graph) {
+    for (const to of targets) {
+      const home = folderOf(to);
+      if (folderOf(from) !== home && contains(home, from)) shared.add(to);
+    }
   }
+  const node = (path: string) => shared.has(path) ? path : `${folderOf(path)}/`;
+  const folders = new Map<string, Set<string>>();
+  for (const [from, targets] of graph) {
+    const source = node(from);
+    const edges = folders.get(source) ?? new Set<string>();
+    folders.set(source, edges);
+    for (const to of targets) {
+      const target = node(to);
+      if (target !== source) edges.add(target);
+    }
+  }
+  return folders;
+}
+
+/** Every way the project breaks the rules: module cycles, folder cycles, root imports. */
+export function violations(graph: ModuleGraph): string[] {
+  const found: string[] = [];
+  for (const component of cycles(graph)) found.push(`module cycle: ${component.join(", ")}`);
+  const folders = folderGraph(graph);
+  for (const component of cycles(folders)) {
+    const members = new Set(component);
+    const edges = component.flatMap((from) =>
+      [...folders.get(from) ?? []].filter((to) => members.has(to)).map((to) => `${from} -> ${to}`)
+    );
+    found.push(`folder cycle: ${edges.join("; ")}`);
+  }
+  for (const [from, targets] of graph) {
+    if (from.startsWith("lib/") && targets.includes(COMPOSITION_ROOT)) {
+      found.push(`${from} imports the composition root ${COMPOSITION_ROOT}`);
+    }
+  }
+  return found;
+}
+
+if (import.meta.main) {
+  const graph = await moduleGraph(Deno.args.length ? Deno.args : ["main.ts"]);
+  const found = violations(graph);
+  for (const line of found) console.error(line);
   if (found.length > 0) Deno.exit(1);
-  console.log(`no import cycles among ${graph.size} modules`);
+  console.log(`no import cycles among ${graph.size} modules or their folders`);
 }

@@ -13,7 +13,7 @@ import { type Resolver, resolveWithDns } from "../egress/address.ts";
 import { findChromium } from "./local/browser.ts";
 import { CHROMIUM_LOCAL, createChromiumCapturer } from "./local/capturer.ts";
 import { CHROMIUM_REMOTE, createRemoteCapturer } from "./remote/capturer.ts";
-import { instrumentBackend } from "../telemetry/instrument.ts";
+import { instrumentBackend } from "./instrument.ts";
 import { createFleetProxy } from "../egress/fleet_proxy.ts";
 import type { Backoff } from "./remote/endpoint.ts";
 import type { CaptureJob, Capturer, CaptureResult } from "./types.ts";

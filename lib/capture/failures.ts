@@ -13,6 +13,7 @@ import {
 import { type EgressRefusal, RefusedDestination } from "../egress/types.ts";
 import { PageFailure, type PageFailureDetail } from "./page/page_failure.ts";
 import { isPuppeteerTimeout } from "./page/puppeteer.ts";
+import { RequestFailure, type RequestFailureDetail } from "./request/request_failure.ts";
 import type { Logger } from "../log.ts";
 import { redactUrls } from "./request/log_target.ts";
 
@@ -124,7 +125,35 @@ function pageFailureError(detail: PageFailureDetail): ApiError {
 export function typedFailureError(error: unknown): ApiError | undefined {
   if (error instanceof RefusedDestination) return refusalError(error.refusal);
   if (error instanceof PageFailure) return pageFailureError(error.detail);
+  if (error instanceof RequestFailure) return requestFailureError(error.detail);
   return undefined;
+}
+
+/**
+ * `fn` with its typed failures thrown as the API's errors: how the capability's functions that a
+ * route calls directly (lib/capture/mod.ts) answer, so the route sees their log detail too.
+ */
+export function answering<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+  return (...args: A) => {
+    try {
+      return fn(...args);
+    } catch (error) {
+      throw typedFailureError(error) ?? error;
+    }
+  };
+}
+
+/** The answer for each way a request can be wrong (request/request_failure.ts). */
+function requestFailureError(detail: RequestFailureDetail): ApiError {
+  switch (detail.kind) {
+    case "invalid_url":
+      return invalidUrl(detail.message, { hint: detail.hint });
+    case "private_target":
+      // The same answer as a name that resolves there.
+      return notPubliclyReachable({ refusal: { host: detail.host, kind: "forbidden_literal" } });
+    case "invalid_field":
+      return invalidRequest(detail.message, { hint: detail.hint });
+  }
 }
 
 /** Chromium's net error codes, grouped by what the user can do about them. */

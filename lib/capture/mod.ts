@@ -4,6 +4,10 @@
  * and the few helpers a route needs. Routes import capture from here only; everything else in
  * lib/capture/ is the capability's own business.
  */
+import { answering } from "./failures.ts";
+import { planCapture as planRequest } from "./request/plan.ts";
+import { parseTargetUrl as parseTarget } from "./request/target_url.ts";
+import { requireAnnoyances as annoyanceEngine, requireEngine as adEngine } from "./page/adblock.ts";
 export * from "./request/options.ts";
 export { DEVICE_NAMES, DEVICES } from "./request/devices.ts";
 export {
@@ -13,9 +17,18 @@ export {
   MAX_HEADER_BYTES,
   MAX_HEADERS,
 } from "./request/credentials.ts";
-export { type CaptureRequestFields, planCapture } from "./request/plan.ts";
-export { parseTargetUrl } from "./request/target_url.ts";
+export type { CaptureRequestFields } from "./request/plan.ts";
 export { targetLogFields } from "./request/log_target.ts";
 export * from "./types.ts";
-export { requireAnnoyances, requireEngine } from "./page/adblock.ts";
 export { typedFailureError } from "./failures.ts";
+
+// What a route calls directly answers with the API's errors: the typed failures of these
+// functions are mapped here, at the capability's edge, by the one mapper (failures.ts).
+/** The request body as a capture plan; an out-of-bounds field is a 400. */
+export const planCapture = answering(planRequest);
+/** The normalised target URL; a URL the service does not capture is a 400. */
+export const parseTargetUrl = answering(parseTarget);
+/** The ad filter engine for blockAds; 503 while no list was ever loaded. */
+export const requireEngine = answering(adEngine);
+/** The annoyance engine for hideAnnoyances; 503 while no list was ever loaded. */
+export const requireAnnoyances = answering(annoyanceEngine);

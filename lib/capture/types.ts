@@ -1,18 +1,16 @@
 /** The capture contract shared by the browser backends and the screenshot service. */
 import type { CaptureOptions } from "./request/options.ts";
 import type { Credentials } from "./request/credentials.ts";
+import type { ColorScheme, DeviceType } from "./request/devices.ts";
 
-export const DEVICE_TYPES = ["desktop", "mobile"] as const;
-export type DeviceType = typeof DEVICE_TYPES[number];
-
-export const COLOR_SCHEMES = ["light", "dark"] as const;
-export type ColorScheme = typeof COLOR_SCHEMES[number];
-
-/** Viewports in CSS pixels at device scale 1. */
-export const VIEWPORTS: Record<DeviceType, { width: number; height: number }> = {
-  desktop: { width: 1920, height: 1080 },
-  mobile: { width: 375, height: 667 },
-};
+// Defined with the named devices (request/ never imports this module); shared from here.
+export {
+  COLOR_SCHEMES,
+  type ColorScheme,
+  DEVICE_TYPES,
+  type DeviceType,
+  VIEWPORTS,
+} from "./request/devices.ts";
 
 /** One render: `url` is already validated and normalised (lib/capture/request/target_url.ts). */
 export interface CaptureJob {

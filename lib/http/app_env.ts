@@ -1,5 +1,48 @@
-import type { AppDeps } from "../services.ts";
-import type { LogFields } from "../log.ts";
+import type { CaptureCache } from "../capture/cache.ts";
+import type { ScreenshotService } from "../capture/service.ts";
+import type { AdFilters } from "../capture/filter_lists.ts";
+import type { Capturer } from "../capture/types.ts";
+import type { ImageExporter } from "../codecs/exporter.ts";
+import type { Config } from "../config.ts";
+import type { LogFields, Logger } from "../log.ts";
+import type { PostCache } from "../posts/cache.ts";
+import type { Store } from "../store/store.ts";
+import type { Clock } from "../clock.ts";
+import type { OperatorAuth } from "./bearer.ts";
+import type { Upstreams } from "../upstreams.ts";
+
+/**
+ * The components main.ts (or a test) opens, launches or injects: each arrives ready, and the
+ * app never opens or launches anything itself.
+ */
+export interface AppParts {
+  config: Config;
+  store: Store;
+  log: Logger;
+  clock: Clock;
+  /** Outbound HTTP for upstreams; Deno's own fetch in production (honours HTTPS_PROXY). */
+  fetch: typeof fetch;
+  /** Origins and budgets of the syndication and media upstreams (loopback in tests). */
+  upstreams: Upstreams;
+  /** Renders pages (the Chromium pool in production; lib/capture/types.ts). */
+  capture: Capturer;
+  /** Recompresses uploads for POST /api/export (sharp or the wasm Worker pool). */
+  exporter: ImageExporter;
+  /** The filter lists behind blockAds; absent, blockAds answers 503. */
+  adFilters?: AdFilters;
+}
+
+/** Everything a handler may use: the parts plus the services built on them, once per app. */
+export interface AppDeps extends AppParts {
+  /** Cached captures in the store, shared by the screenshot route and the cache purge. */
+  captureCache: CaptureCache;
+  /** Cache, single flight and concurrency bound in front of `capture`. */
+  screenshots: ScreenshotService;
+  /** Store-backed, coalescing post lookups. */
+  posts: PostCache;
+  /** Bearer check of the operator endpoints, with per-IP throttling of failed attempts. */
+  operatorAuth: OperatorAuth;
+}
 
 /** Hono environment shared by every router, so handlers see one typed context. */
 export interface AppEnv {

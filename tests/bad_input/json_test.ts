@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { concatBytes } from "../../lib/bytes.ts";
-import { parseTargetUrl } from "../../lib/capture/request/target_url.ts";
+import { parseTargetUrl } from "../../lib/capture/mod.ts";
 import type { ErrorCode } from "../../lib/errors.ts";
 import { createCaptureApp } from "../helpers/capture_app.ts";
 import { assertEnvelope } from "../helpers/envelope.ts";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { forbiddenReason } from "../../lib/egress/address.ts";
-import { parseTargetUrl } from "../../lib/capture/request/target_url.ts";
+import { parseTargetUrl } from "../../lib/capture/mod.ts";
 import { ApiError } from "../../lib/errors.ts";
 import {
   FORBIDDEN_V4,

@@ -3,7 +3,7 @@
  * may not set. They are secrets: nothing here (or anywhere) puts a value into a message, a log,
  * a trace or a cache key; only names are ever quoted.
  */
-import { ApiError, invalidRequest } from "../../errors.ts";
+import { invalidField, type RequestFailure } from "./request_failure.ts";
 
 /** What a capture sends to the target's own origin, and nowhere else. */
 export interface Credentials {
@@ -55,8 +55,8 @@ const COOKIE_VALUE = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]*$/;
 
 const bytes = (text: string) => new TextEncoder().encode(text).length;
 
-function refused(message: string, hint: string): ApiError {
-  return invalidRequest(message, { hint });
+function refused(message: string, hint: string): RequestFailure {
+  return invalidField(message, hint);
 }
 
 /** Whether a header name is one the browser or the connection controls. */

@@ -2,10 +2,21 @@
  * The named devices a capture may emulate: plain data, one line of reason each. Sizes are CSS
  * pixels; `scale` is the device pixel ratio; a null user agent keeps the browser's own (desktop).
  */
+export const DEVICE_TYPES = ["desktop", "mobile"] as const;
+export type DeviceType = typeof DEVICE_TYPES[number];
+
+export const COLOR_SCHEMES = ["light", "dark"] as const;
+export type ColorScheme = typeof COLOR_SCHEMES[number];
+
+/** Viewports in CSS pixels at device scale 1. */
+export const VIEWPORTS: Record<DeviceType, { width: number; height: number }> = {
+  desktop: { width: 1920, height: 1080 },
+  mobile: { width: 375, height: 667 },
+};
+
 export interface Device {
   /** The device class: the default size, user agent and touch a device without its own start from. */
-  // The DeviceType union of ../types.ts, spelled out: that module imports this one's names.
-  deviceType: "desktop" | "mobile";
+  deviceType: DeviceType;
   width: number;
   height: number;
   scale: number;

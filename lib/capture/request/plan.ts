@@ -3,8 +3,8 @@
  * canonical options and credentials, and how the cache may answer (forceRefresh, maxAge,
  * staleWhileRevalidate, failOnHttpError). The checks that need more than the schema live here.
  */
-import { invalidRequest } from "../../errors.ts";
-import type { ColorScheme, DeviceType } from "../types.ts";
+import { invalidField } from "./request_failure.ts";
+import type { ColorScheme, DeviceType } from "./devices.ts";
 import { checkCredentials, type Credentials } from "./credentials.ts";
 import { canonicalOptions, type CaptureOptions } from "./options.ts";
 import { resolveViewport } from "./viewport.ts";
@@ -53,10 +53,11 @@ export function planCapture(
     ...requested
   } = fields;
   if (maxAge !== undefined && maxAge > limits.cacheTtlSeconds) {
-    throw invalidRequest("maxAge is longer than the cache keeps.", {
-      hint: `Send maxAge between 0 and ${limits.cacheTtlSeconds} seconds (the cache ` +
+    throw invalidField(
+      "maxAge is longer than the cache keeps.",
+      `Send maxAge between 0 and ${limits.cacheTtlSeconds} seconds (the cache ` +
         "lifetime); leave it out to accept any cached capture.",
-    });
+    );
   }
   // Secrets: checked here, kept out of the options (so out of every key and log line).
   const credentials = checkCredentials({ cookies, headers });

@@ -1,7 +1,6 @@
 import { isIPv4 } from "node:net";
-import { ApiError, invalidUrl } from "../../errors.ts";
-import { notPubliclyReachable } from "../failures.ts";
 import { forbiddenReason } from "../../egress/address.ts";
+import { RequestFailure } from "./request_failure.ts";
 
 // Far beyond any real page address, small enough to keep keys, logs and proxies sane.
 export const MAX_URL_LENGTH = 8192;
@@ -15,8 +14,8 @@ const SCHEME_HINT = "Send an absolute http:// or https:// URL of a public site, 
   "https://example.com. Other schemes (file:, data:, javascript:, chrome:, view-source:...) " +
   "are never captured.";
 
-function invalid(message: string, hint: string): ApiError {
-  return invalidUrl(message, { hint });
+function invalid(message: string, hint: string): RequestFailure {
+  return new RequestFailure({ kind: "invalid_url", message, hint });
 }
 
 /**
@@ -115,7 +114,7 @@ function checkHost(hostname: string, rawHost: string, options: TargetUrlOptions)
   }
 }
 
-/** The same answer as a name that resolves there (see notPubliclyReachable). */
-function privateAddress(host: string): ApiError {
-  return notPubliclyReachable({ refusal: { host: shown(host), kind: "forbidden_literal" } });
+/** Answered as a name that resolves there is (capture/failures.ts, notPubliclyReachable). */
+function privateAddress(host: string): RequestFailure {
+  return new RequestFailure({ kind: "private_target", host: shown(host) });
 }

@@ -2,9 +2,8 @@
  * The viewport of a job: a named device's or the device type's size, overridden by width and
  * height, and its limits (the bounds themselves are in options.ts).
  */
-import { invalidRequest } from "../../errors.ts";
-import { type DeviceType, VIEWPORTS } from "../types.ts";
-import { DEVICES } from "./devices.ts";
+import { invalidField } from "./request_failure.ts";
+import { DEVICES, type DeviceType, VIEWPORTS } from "./devices.ts";
 import { type CaptureOptions, MAX_VIEWPORT_PIXELS } from "./options.ts";
 
 /** The viewport a job is shot at: the device's or the device type's, sized by width/height. */
@@ -37,11 +36,12 @@ export function resolveViewport(
   if (kept.height === base.height) delete kept.height;
   const { width, height, scale } = viewportOf(runAs, kept);
   if (width * height * scale * scale > MAX_VIEWPORT_PIXELS) {
-    throw invalidRequest("The viewport is too large at this scale.", {
-      hint: `${width}x${height} at scale ${scale} is ${width * scale}x${height * scale} image ` +
+    throw invalidField(
+      "The viewport is too large at this scale.",
+      `${width}x${height} at scale ${scale} is ${width * scale}x${height * scale} image ` +
         `pixels; width x height x scale^2 may be at most ${MAX_VIEWPORT_PIXELS} ` +
         "(5760x3240): lower the scale or the size.",
-    });
+    );
   }
   return { deviceType: runAs, options: kept };
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseTargetUrl } from "../../../lib/capture/request/target_url.ts";
+import { parseTargetUrl } from "../../../lib/capture/mod.ts";
 import { ApiError } from "../../../lib/errors.ts";
 
 const PUBLIC = { allowPrivateNetwork: false };

@@ -1,7 +1,8 @@
 import { trace } from "@opentelemetry/api";
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
-import type { AppEnv } from "../http/app_env.ts";
+import type { AppEnv } from "./app_env.ts";
+import { METRICS } from "../telemetry/metrics.ts";
 
 // Any other method is counted as "other": the label must stay a small closed set.
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
@@ -16,7 +17,7 @@ export function requestTelemetry(): MiddlewareHandler<AppEnv> {
     // The last matched route is the handler's (or its 405 fallback, same pattern); "*" otherwise.
     const route = routePath(c, -1) || "*";
     const method = METHODS.has(c.req.method) ? c.req.method : "other";
-    c.var.deps.metrics.requests.inc({ route, method, status: String(c.res.status) });
+    METRICS.requests.inc({ route, method, status: String(c.res.status) });
     const span = trace.getActiveSpan();
     span?.setAttribute("http.route", route);
     span?.updateName(`${method} ${route}`);

@@ -1,31 +1,6 @@
-/**
- * Decorators that record what a component does without changing it: capture backends (a
- * "capture.render" span and the capture duration histogram) and stores (the latency histogram).
- */
-import type { CaptureJob, Capturer, CaptureResult } from "../capture/types.ts";
-import type { Store } from "../store/store.ts";
-import { METRICS, secondsSince } from "./metrics.ts";
-import { outcomeOf, traced } from "./trace.ts";
-
-/** `backend` with every render timed and traced under its name (e.g. "chromium-local"). */
-export function instrumentBackend<T extends Capturer>(backend: T, name: string): T {
-  return {
-    ...backend,
-    async capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult> {
-      const started = performance.now();
-      let outcome = "ok";
-      try {
-        const attributes = { backend: name, deviceType: job.deviceType };
-        return await traced("capture.render", attributes, () => backend.capture(job, signal));
-      } catch (error) {
-        outcome = outcomeOf(error);
-        throw error;
-      } finally {
-        METRICS.captureDuration.observe({ backend: name, outcome }, secondsSince(started));
-      }
-    },
-  };
-}
+/** Records the latency of a store's calls without changing what they answer. */
+import type { Store } from "./store.ts";
+import { METRICS, secondsSince } from "../telemetry/metrics.ts";
 
 /** `store` with the latency of every call recorded by backend, operation and outcome. */
 export function instrumentStore(store: Store): Store {
