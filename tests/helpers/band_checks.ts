@@ -16,12 +16,15 @@ export interface BandLayout {
   limit?: number;
 }
 
-/** Near the top, the middle and near the bottom of each band, below `limit`. */
+/**
+ * The first, middle and last row of each band, below `limit`: a band moved by even one row
+ * shows at its first or last row.
+ */
 export function bandRows(layout: BandLayout): number[] {
   const rows: number[] = [];
   for (let i = 0; i < layout.count; i++) {
     const top = layout.top + i * layout.band;
-    for (const y of [top + 1, top + Math.floor(layout.band / 2), top + layout.band - 2]) {
+    for (const y of [top, top + Math.floor(layout.band / 2), top + layout.band - 1]) {
       if (y < (layout.limit ?? Infinity)) rows.push(y);
     }
   }
