@@ -11,6 +11,7 @@ import {
   MAX_PIXELS,
   MAX_SIDE,
   type QualityPreset,
+  WEBP_MAX_SIDE,
 } from "./presets.ts";
 
 export interface ExportRequest {
@@ -56,6 +57,13 @@ export function planExport(input: Uint8Array, request: ExportRequest): ExportPla
       `The image is ${info.width}x${info.height} pixels; at most ${MAX_PIXELS / 1e6} ` +
         `megapixels and ${MAX_SIDE} pixels per side are supported.`,
       { hint: "Scale the image down (or export a smaller region) and retry." },
+    );
+  }
+  if (request.format === "webp" && Math.max(info.width, info.height) > WEBP_MAX_SIDE) {
+    throw unsupportedValue(
+      `The image is ${info.width}x${info.height} pixels; WebP holds at most ${WEBP_MAX_SIDE} ` +
+        "pixels per side.",
+      { hint: "Export this image as PNG or JPEG, or export a smaller region as WebP." },
     );
   }
   // A JPEG needs at least one Huffman-coded bit per 8x8 block; MozJPEG's decoder pads missing

@@ -1,6 +1,7 @@
 /** Output formats, quality presets and the per-preset encoder settings of both codec paths. */
 import type { BandSettings } from "./png_bands.ts";
 import type { RowFilter } from "./png_filters.ts";
+import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from "../image_limits.ts";
 
 export const EXPORT_FORMATS = ["png", "jpeg", "webp"] as const;
 export type ExportFormat = typeof EXPORT_FORMATS[number];
@@ -19,11 +20,14 @@ export const CONTENT_TYPES: Record<ExportFormat, string> = {
 
 export const EXTENSIONS: Record<ExportFormat, string> = { png: "png", jpeg: "jpg", webp: "webp" };
 
-// Decompression-bomb guard: 50 MP of RGBA is 200 MB before any encoder buffers, and wasm memory
-// never shrinks, so anything larger is refused from the header before a decoder sees it.
-export const MAX_PIXELS = 50_000_000;
-// 16384 is the largest canvas side browsers reliably export; larger sides are almost always bombs.
-export const MAX_SIDE = 16384;
+// Decompression-bomb guard, and what a capture can produce: 128 MP of RGBA is 512 MB before any
+// encoder buffers, and wasm memory never shrinks, so anything larger is refused from the header
+// before a decoder sees it.
+export const MAX_PIXELS = MAX_IMAGE_PIXELS;
+// The largest canvas side browsers allow; larger sides are almost always bombs.
+export const MAX_SIDE = MAX_IMAGE_SIDE;
+// WebP stores each side in 14 bits: a taller image cannot be written as WebP at all.
+export const WEBP_MAX_SIDE = 16_383;
 
 export interface JpegSettings {
   quality: number;

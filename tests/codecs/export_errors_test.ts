@@ -102,9 +102,9 @@ Deno.test("a file that is not PNG, JPEG or WebP by its bytes is 400 unsupported_
   );
 });
 
-Deno.test("images over 50 megapixels or 16384 px a side are refused from the header", async () => {
+Deno.test("images over 128 megapixels or 32767 px a side are refused from the header", async () => {
   // Only a header: reaching a decoder would fail with 500, so a 400 proves it was never decoded.
-  for (const [width, height] of [[8000, 8000], [20000, 10]]) {
+  for (const [width, height] of [[12000, 12000], [40000, 10]]) {
     const { envelope } = await expectError(
       form({ image: pngHeader(width, height), format: "webp", qualityPreset: "low" }),
       400,
@@ -113,6 +113,16 @@ Deno.test("images over 50 megapixels or 16384 px a side are refused from the hea
     assert.match(String(envelope.error), new RegExp(`${width}x${height}`));
     assert.match(String(envelope.hint), /Scale the image down/);
   }
+});
+
+Deno.test("a side WebP cannot hold is refused for WebP only, naming the formats that can", async () => {
+  const { envelope } = await expectError(
+    form({ image: pngHeader(1920, 20000), format: "webp", qualityPreset: "high" }),
+    400,
+    "unsupported_value",
+  );
+  assert.match(String(envelope.error), /WebP holds at most 16383/);
+  assert.match(String(envelope.hint), /PNG or JPEG/);
 });
 
 Deno.test("a file with a valid header but broken data is 500 internal_error, details only in logs", async () => {

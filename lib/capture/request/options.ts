@@ -4,6 +4,7 @@
  * canonical form that enters the cache key.
  */
 import type { DeviceName } from "./devices.ts";
+import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from "../../image_limits.ts";
 
 export const SCALES = [1, 2, 3] as const;
 export type Scale = typeof SCALES[number];
@@ -26,12 +27,10 @@ export const MAX_HEIGHT = 2160;
 // always been allowed (5760x3240): a 4K viewport at scale 3 would be a 300 MB bitmap.
 export const MAX_VIEWPORT_PIXELS = 1920 * 1080 * 9;
 
-// A full page, element or clip is cut at this many image pixels of height: the longest side a
-// canvas may have in browsers, so the editor can still draw it...
-export const MAX_CAPTURE_SIDE = 32_767;
-// ...and at this many image pixels in all (a 3840x24000 full page at scale 2 fits, 512 MB of
-// RGBA at most in whoever decodes it).
-export const MAX_CAPTURE_PIXELS = 128_000_000;
+/** A full page, element or clip is cut at this many image pixels of height... */
+export const MAX_CAPTURE_SIDE = MAX_IMAGE_SIDE;
+/** ...and at this many image pixels in all. */
+export const MAX_CAPTURE_PIXELS = MAX_IMAGE_PIXELS;
 
 /** A rectangle of the document in CSS px. */
 export interface CaptureRect {
