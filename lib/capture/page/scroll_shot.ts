@@ -8,7 +8,7 @@
  * the real viewport's size, and no single bitmap has to hold the page.
  */
 import type { Page } from "puppeteer-core";
-import { createPngStitcher } from "../../codecs/png_stitch.ts";
+import { createPngStitcher, type PngBand } from "../../codecs/png_stitch.ts";
 import { captureCap, documentHeight } from "./full_page.ts";
 import { shootViewport, type ShotStyle } from "./shoot.ts";
 
@@ -71,26 +71,32 @@ export async function scrollShot(page: Page, walk: ScrollShot): Promise<Scrolled
   // The settle ran where the page opened (an anchor may have scrolled it): the top is shot as
   // it is only if that was the top.
   const openedAtTop = Number(await page.evaluate("Math.round(scrollY)")) === 0;
+  // The screen shot last, joined while Chromium draws the next one (two cores at work).
+  let previous: PngBand | null = null;
   while (shown < Math.min(height, cap) && screenHeight > 0) {
     const end = Math.min(height, cap);
     const target = Math.max(0, Math.min(shown, height - screenHeight));
     const at = await scrollTo(page, target);
-    let png: Uint8Array;
-    if (screens === 0 && at === 0 && openedAtTop) png = await walk.shootFirst();
+    let shot: Promise<Uint8Array>;
+    if (screens === 0 && at === 0 && openedAtTop) shot = walk.shootFirst();
     else {
       if (performance.now() < walk.settleUntil) await walk.settleHere();
       await page.evaluate(`(${REPEATED_CHROME_SCRIPT})()`);
-      png = await shootViewport(page, walk.style);
+      shot = shootViewport(page, walk.style);
     }
+    if (previous) stitcher.add(previous);
+    previous = null;
+    const png = await shot;
     // The screen shows document rows [at, at + screenHeight); those above `shown` are in already.
     const rows = Math.min(at + screenHeight, end) - shown;
     if (at > shown || rows <= 0) break;
-    stitcher.add({ png, skipRows: (shown - at) * scale, rows: rows * scale });
+    previous = { png, skipRows: (shown - at) * scale, rows: rows * scale };
     shown += rows;
     screens++;
     // Lazy content may have made the page taller (or a removed preloader shorter).
     height = await documentHeight(page);
   }
+  if (previous) stitcher.add(previous);
   // Cut at the cap, or stopped short where the page would not scroll on.
   return {
     png: stitcher.finish(),

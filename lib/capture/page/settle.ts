@@ -124,14 +124,14 @@ export async function settlePage(page: Page, context: SettleContext): Promise<Se
 /**
  * The settle at a scroll position just reached on a full page: the scroll is seen (events, two
  * frames for observers), then page time, the network and images of this screen, and animations
- * finished. A page that neither ticks nor watches the viewport pays the two frames only.
+ * finished. A page that neither ticks nor watches the viewport pays one probe only.
  */
 export async function settleBand(page: Page, context: SettleContext): Promise<void> {
+  const probe = await page.evaluate(`(${PROBE_SCRIPT})()`) as Probe;
+  if (isStatic(probe) && !probe.observes) return;
   await page.evaluate(`(${NUDGE_EVENTS_SCRIPT})()`);
   await withTimeout(page.evaluate(`(${TWO_FRAMES_SCRIPT})()`), 500, () => new Error("no frame"))
     .catch(() => {});
-  const probe = await page.evaluate(`(${PROBE_SCRIPT})()`) as Probe;
-  if (isStatic(probe) && !probe.observes) return;
   // Also for a page that only observes: once a budget is spent its clock stands still, and
   // page time must run for observer callbacks and the transitions they start.
   const cdp = await page.createCDPSession();
