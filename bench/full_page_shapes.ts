@@ -6,7 +6,7 @@
  * 3840x24000 capture repeated to show whether memory stays flat.
  *
  *   deno run -A bench/full_page_shapes.ts [--only=shapes,peers,repeat] [--rounds=3] [--repeat=20]
- *     [--shapes=app-shell,long-30000]
+ *     [--shapes=app-shell,long-30000] [--service-root=/path/to/another/checkout]
  */
 import { Buffer } from "node:buffer";
 import { servePages } from "../tests/helpers/capture_fixtures.ts";
@@ -20,6 +20,8 @@ const option = (name: string) =>
 const ONLY = (option("only") ?? "shapes,peers,repeat").split(",");
 const ROUNDS = Number(option("rounds") ?? 3);
 const REPEAT = Number(option("repeat") ?? 20);
+// Another checkout's main.ts instead of this one's (e.g. a worktree of an earlier commit).
+const SERVICE_ROOT = option("service-root");
 const MB = 1024 * 1024;
 // Chromium's processes come and go within a capture; this often catches their peak.
 const SAMPLE_MS = 50;
@@ -203,12 +205,16 @@ async function main() {
     console.log(`# Full-page shapes (${navigator.hardwareConcurrency} cores, shared machine)`);
     console.log(`\n${new Date().toISOString()}; load average at start: ${loadAverage()}`);
     if (needsService) {
-      service = await startService({
-        KV_PATH: ":memory:",
-        TRUST_PROXY_HOPS: "1",
-        ALLOW_PRIVATE_NETWORK: "true",
-        CAPTURE_TIMEOUT_MS: "120000",
-      }, logDir);
+      service = await startService(
+        {
+          KV_PATH: ":memory:",
+          TRUST_PROXY_HOPS: "1",
+          ALLOW_PRIVATE_NETWORK: "true",
+          CAPTURE_TIMEOUT_MS: "120000",
+        },
+        logDir,
+        SERVICE_ROOT,
+      );
     }
     if (ONLY.includes("shapes") || ONLY.includes("peers")) {
       const withService = ONLY.includes("shapes") ? service : undefined;

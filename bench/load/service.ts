@@ -28,8 +28,15 @@ export function freePort(): number {
   return port;
 }
 
-/** Starts `deno run main.ts` with `env` on a free port and waits for a ready capture backend. */
-export async function startService(env: Record<string, string>, logDir: string): Promise<Service> {
+/**
+ * Starts `deno run main.ts` with `env` on a free port and waits for a ready capture backend;
+ * `root` is the checkout to run (another one: to measure an earlier version beside this one).
+ */
+export async function startService(
+  env: Record<string, string>,
+  logDir: string,
+  root = ROOT,
+): Promise<Service> {
   const port = freePort();
   const logPath = `${logDir}/service-${port}.log`;
   // exec: the pid we hold is Deno's own, so /proc figures and SIGTERM reach the service.
@@ -43,7 +50,7 @@ export async function startService(env: Record<string, string>, logDir: string):
       ...START_TASK_FLAGS,
       "main.ts",
     ],
-    cwd: ROOT,
+    cwd: root,
     env: { ...env, PORT: String(port), HOST: "127.0.0.1", LOG: logPath },
     stdin: "null",
     stdout: "null",

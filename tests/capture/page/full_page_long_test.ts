@@ -63,6 +63,20 @@ for (const backend of BACKENDS) {
         },
       );
 
+      await t.step(
+        "40000 px unsettled: drawn in bands past one call, joined without a seam",
+        async () => {
+          const path = "/long/40000";
+          const { json, png } = await shapes.shoot(path, { settle: false });
+          assert.deepEqual([json.width, json.height], [1920, MAX_SIDE]);
+          assert.equal(json.truncated, true);
+          const layout = longBands(path, 1, MAX_SIDE);
+          // Around the joins of the 16384 px bands above all: every band's three rows.
+          const image = await samplePng(png, { rows: bandRows(layout), columns: [960] });
+          assertBands(image, layout, 960, "the unsettled 40000 px page");
+        },
+      );
+
       await t.step("12000 px at scale 2: 3840x24000 band by band, and it exports", async () => {
         const path = "/long/12000";
         const { json, png } = await shapes.shoot(path, { scale: 2 });
