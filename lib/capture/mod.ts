@@ -15,6 +15,8 @@ export {
 } from "./request/credentials.ts";
 export { type CaptureRequestFields, planCapture } from "./request/plan.ts";
 export { parseTargetUrl } from "./request/target_url.ts";
+export { FORMAT_MEDIA_TYPES } from "./request/image_format.ts";
+export { checkDocumentNotBlocked } from "./request/blocking.ts";
 export { targetLogFields } from "./request/log_target.ts";
 export * from "./types.ts";
 export { requireAnnoyances, requireEngine } from "./page/adblock.ts";

@@ -6,7 +6,9 @@
 import type { FiltersEngine } from "@ghostery/adblocker";
 import type { Page } from "puppeteer-core";
 import { withTimeout } from "../../timeout.ts";
-import type { CaptureOptions } from "../request/options.ts";
+import type { CaptureOptions, ImageFormat } from "../request/options.ts";
+import type { PageMetadata } from "../types.ts";
+import { readPageMetadata } from "./metadata.ts";
 import type { Credentials } from "../request/credentials.ts";
 import { finishOptions, prepareOptions, waitForOption } from "./apply_options.ts";
 import {
@@ -39,8 +41,11 @@ const ASSETS_BUDGET_MS = 3_000;
 const SCREENSHOT_TIMEOUT_MS = 10_000;
 
 export interface Rendered {
+  /** The image, in options.format (png unless it says otherwise). */
   png: Uint8Array;
   targetStatus: number | null;
+  /** What the page says about itself, read once it settled (metadata.ts). */
+  page?: PageMetadata;
   /** A full page or element was cut at the size cap. */
   truncated?: boolean;
 }
@@ -49,6 +54,8 @@ export interface RenderRequest {
   // Only its refusals are read: the remote backend passes its request guard here.
   session: RefusalLog;
   url: string;
+  /** A document rendered instead of loading `url` (about:blank). */
+  html?: string;
   /** CAPTURE_TIMEOUT_MS: the document's budget, and the budget of every option's wait. */
   timeoutMs: number;
   options?: CaptureOptions;
@@ -80,10 +87,16 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     }
     await prepareOptions(page, options);
     if (settle) await prepareSettle(page);
+    // [api: html] An html job writes its document into the page's about:blank instead of
+    // navigating: no main response, so no target status; its subresources load like a page's.
     const response = await traced(
       "capture.navigation",
       {},
-      () => page.goto(url, { waitUntil: "domcontentloaded", timeout: timeoutMs }),
+      () =>
+        request.html !== undefined
+          ? page.setContent(request.html, { waitUntil: "domcontentloaded", timeout: timeoutMs })
+            .then(() => null)
+          : page.goto(url, { waitUntil: "domcontentloaded", timeout: timeoutMs }),
     );
     network.mainResponse ??= response;
     rejectProxyAnswer(network, session);
@@ -112,7 +125,11 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
       ...(settle && { settle: async () => (outcome = await settled(page, settling)) }),
     });
     const transparent = options.transparent === true;
-    let png = await shoot(page, { clip, transparent });
+    // [api: metadata] Read once the page settled and the options were applied, before the shot.
+    const metadata = await traced("capture.metadata", {}, () => readPageMetadata(page));
+    // [api: format] The shot is encoded by Chromium in the asked format and quality.
+    const encoding = { format: options.format ?? "png", quality: options.quality };
+    let png = await shoot(page, { clip, transparent, ...encoding });
     // A page still fading in as a whole, past what the settle could bring about: once more.
     // A page still from the start (nothing pending, animating or in flight) shows what it is:
     // a flat frame is its real look.
@@ -123,11 +140,12 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
       });
       png = await traced("capture.blank_retry", {}, async () => {
         await settleAgain(page, settling).catch(() => {});
-        return await shoot(page, { clip, transparent });
+        return await shoot(page, { clip, transparent, ...encoding });
       });
     }
     return {
       png,
+      page: metadata,
       targetStatus: network.mainResponse?.status() ?? null,
       ...(truncated ? { truncated } : {}),
     };
@@ -156,16 +174,20 @@ async function settled(page: Page, context: SettleContext): Promise<Settled> {
   });
 }
 
-/** The PNG of the viewport, or of `clip` drawn beyond it; a PageFailure when it cannot paint. */
+/**
+ * The image of the viewport, or of `clip` drawn beyond it, in `format` (Chromium encodes jpeg and
+ * webp itself: no PNG to decode and encode again); a PageFailure when it cannot paint.
+ */
 async function shoot(
   page: Page,
-  shot: { clip: ShotArea["clip"]; transparent: boolean },
+  shot: { clip: ShotArea["clip"]; transparent: boolean; format: ImageFormat; quality?: number },
 ): Promise<Uint8Array> {
-  const { clip, transparent } = shot;
+  const { clip, transparent, format, quality } = shot;
   const png = await withTimeout(
     traced("capture.screenshot", {}, () =>
       page.screenshot({
-        type: "png",
+        type: format,
+        ...(format !== "png" && quality !== undefined ? { quality } : {}),
         optimizeForSpeed: true,
         // A full page or element is drawn beyond the viewport without resizing it, so the
         // layout (100vh sections, fixed headers) stays what the viewport shows.

@@ -1,7 +1,7 @@
 /**
  * The optional capture options (viewport size and devices, full page, scale, one element,
- * hidden elements, ads, consent dialogs, waits, settling): their defaults, limits, and the
- * canonical form that enters the cache key.
+ * hidden elements, ads, consent dialogs, waits, settling, image format, emulation, request
+ * blocking, clip): their defaults, limits, and the canonical form that enters the cache key.
  */
 import type { DeviceName } from "./devices.ts";
 
@@ -32,6 +32,52 @@ export const MAX_CAPTURE_HEIGHT = 16_384;
 // bitmap of several hundred megabytes.
 export const MAX_CAPTURE_PIXELS = 1920 * 16_384;
 
+/** Image formats a capture can be encoded in; png is the default. */
+export const IMAGE_FORMATS = ["png", "jpeg", "webp"] as const;
+export type ImageFormat = typeof IMAGE_FORMATS[number];
+/** quality of a jpeg or webp capture when the request leaves it out. */
+export const DEFAULT_QUALITY = 80;
+
+/** CSS media types a page can be rendered for. */
+export const MEDIA_TYPES = ["screen", "print"] as const;
+export type MediaType = typeof MEDIA_TYPES[number];
+
+/** Resource types blockResources may name (the page's own document is never one of them). */
+export const RESOURCE_TYPES = [
+  "image",
+  "media",
+  "font",
+  "stylesheet",
+  "script",
+  "xhr",
+  "fetch",
+  "websocket",
+  "other",
+] as const;
+export type ResourceType = typeof RESOURCE_TYPES[number];
+
+/** Longest userAgent: room for any real browser's, not a payload. */
+export const MAX_USER_AGENT_LENGTH = 512;
+/** Most patterns in blockRequests. */
+export const MAX_BLOCK_REQUESTS = 50;
+/** Longest pattern of blockRequests. */
+export const MAX_PATTERN_LENGTH = 512;
+/** Largest `html` document, in UTF-8 bytes. */
+export const MAX_HTML_BYTES = 2 * 1024 * 1024;
+/**
+ * Largest body of a capture request: a whole `html` document plus room for its JSON escaping
+ * and the other fields. Every other JSON body of the API stays far smaller.
+ */
+export const SCREENSHOT_BODY_LIMIT = MAX_HTML_BYTES + 1024 * 1024;
+
+/** A rectangle of the document in CSS px. */
+export interface Clip {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
 /** What a request may ask for beyond url, device and colour scheme; every field optional. */
 export interface CaptureOptions {
   width?: number;
@@ -52,6 +98,20 @@ export interface CaptureOptions {
   delayMs?: number;
   /** false: the first frame as it is, without finishing entrances or growing a full page. */
   settle?: boolean;
+  format?: ImageFormat;
+  /** 1-100, jpeg and webp only; the plan sets DEFAULT_QUALITY when they leave it out. */
+  quality?: number;
+  userAgent?: string;
+  /** Canonical BCP 47 tag (navigator.language, Accept-Language, Intl). */
+  locale?: string;
+  /** Canonical IANA time zone name. */
+  timezone?: string;
+  reducedMotion?: boolean;
+  media?: MediaType;
+  javaScript?: boolean;
+  blockResources?: ResourceType[];
+  blockRequests?: string[];
+  clip?: Clip;
 }
 
 /** The value each option has when it is left out. */
@@ -65,6 +125,11 @@ export const DEFAULT_OPTIONS: Required<
     | "device"
     | "styles"
     | "clickSelector"
+    | "quality"
+    | "userAgent"
+    | "locale"
+    | "timezone"
+    | "clip"
   >
 > = {
   fullPage: false,
@@ -77,6 +142,12 @@ export const DEFAULT_OPTIONS: Required<
   hideCookieBanners: false,
   delayMs: 0,
   settle: true,
+  format: "png",
+  reducedMotion: false,
+  media: "screen",
+  javaScript: true,
+  blockResources: [],
+  blockRequests: [],
 };
 
 /**
@@ -92,9 +163,22 @@ export function canonicalOptions(options: CaptureOptions = {}): CaptureOptions {
     if (key in DEFAULT_OPTIONS && value === DEFAULT_OPTIONS[key as keyof typeof DEFAULT_OPTIONS]) {
       continue;
     }
-    kept[key] = value;
+    kept[key] = canonicalValue(key, value);
   }
   return kept as CaptureOptions;
+}
+
+// Options that are sets: order and repeats do not change the render, so not the key either.
+const SET_OPTIONS = new Set<keyof CaptureOptions>(["blockResources", "blockRequests"]);
+
+/** One option's value in the key's form: sets sorted and unique, a clip's fields in one order. */
+function canonicalValue(key: keyof CaptureOptions, value: unknown): unknown {
+  if (SET_OPTIONS.has(key) && Array.isArray(value)) return [...new Set(value)].sort();
+  if (key === "clip") {
+    const { x, y, width, height } = value as Clip;
+    return { x, y, width, height };
+  }
+  return value;
 }
 
 /** Whether a job asks for anything beyond a plain viewport capture. */
