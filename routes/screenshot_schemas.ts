@@ -222,10 +222,11 @@ export const ScreenshotRequestSchema = z.object({
       "hidden; it is cached apart from settled captures.",
     example: true,
   }),
-  format: z.enum(IMAGE_FORMATS).default("png").openapi({
+  format: z.enum(IMAGE_FORMATS).optional().openapi({
+    default: "png",
     description: "Image format of `screenshot` (and of the raw bytes answer): png (lossless, " +
-      "the default), jpeg or webp, encoded by Chromium itself. A jpeg cannot be transparent " +
-      "(400: use png or webp).",
+      "the default), jpeg or webp, encoded by Chromium itself. Left out, an Accept naming " +
+      "image/jpeg or image/webp picks it. A jpeg cannot be transparent (400: use png or webp).",
     example: "jpeg",
   }),
   quality: z.int().min(1).max(100).optional().openapi({

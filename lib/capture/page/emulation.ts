@@ -17,8 +17,8 @@ export function hasEmulation(options: CaptureOptions): boolean {
 
 /**
  * Applies the job's emulation options to `page`; a job without them leaves the page as its
- * device emulation set it. `colorScheme` is set again with reduced motion: the media features
- * are one list, and setting one replaces the others.
+ * device emulation set it. `colorScheme` is set again with print media and reduced motion: the
+ * media features are one list, and setting one replaces the others.
  */
 export async function applyEmulation(
   page: Page,
@@ -33,13 +33,19 @@ export async function applyEmulation(
   // navigator.language(s), the Accept-Language header and Intl's default locale.
   if (options.locale) steps.push(page.emulateLocale(options.locale));
   if (options.timezone) steps.push(page.emulateTimezone(options.timezone));
-  if (options.reducedMotion) {
-    steps.push(page.emulateMediaFeatures([
-      { name: "prefers-color-scheme", value: colorScheme },
-      { name: "prefers-reduced-motion", value: "reduce" },
-    ]));
-  }
-  if (options.media === "print") steps.push(page.emulateMediaType("print"));
   if (options.javaScript === false) steps.push(page.setJavaScriptEnabled(false));
   await Promise.all(steps);
+  // Chromium keeps the media type and the media features as one setting (setting either
+  // alone clears the other), so both go in one call, the colour scheme included.
+  if (options.media === "print" || options.reducedMotion) {
+    // Kept attached: a session's overrides end with it, and the page closes after the capture.
+    const session = await page.createCDPSession();
+    await session.send("Emulation.setEmulatedMedia", {
+      media: options.media === "print" ? "print" : "",
+      features: [
+        { name: "prefers-color-scheme", value: colorScheme },
+        ...(options.reducedMotion ? [{ name: "prefers-reduced-motion", value: "reduce" }] : []),
+      ],
+    });
+  }
 }
