@@ -5,6 +5,7 @@
  * document).
  */
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { captureKey, captureUrlKey } from "../../../lib/capture/cache.ts";
 import { matchesPattern } from "../../../lib/capture/request/blocking.ts";
 import type { ErrorCode } from "../../../lib/errors.ts";
@@ -185,4 +186,48 @@ Deno.test("blockRequests patterns match whole URLs, a star for any run of charac
   assert.ok(!matchesPattern("ab*ba", "aba"), "prefix and suffix may not overlap");
   // Many stars against a long URL stay linear: no backtracking blow-up.
   assert.ok(!matchesPattern(`${"*a".repeat(200)}*b`, `https://x/${"a".repeat(8000)}`));
+});
+
+const NEW_FIELDS: Record<string, unknown[]> = {
+  html: ["<p>x</p>", "", " "],
+  format: ["png", "jpeg", "webp", "gif", "JPEG"],
+  quality: [1, 80, 100, 0, 101, 50.5, "80"],
+  userAgent: ["Probe/1", "", "a\nb", "ü"],
+  locale: ["de-DE", "en", "x", "zz-ZZZZZZZZZ", "de_DE", ""],
+  timezone: ["UTC", "Europe/Berlin", "+01:00", "Etc/GMT+1", "../etc", ""],
+  reducedMotion: [true, false, "true"],
+  media: ["screen", "print", "tv"],
+  javaScript: [true, false, 0],
+  blockResources: [["font"], ["document"], [], "image", [1]],
+  blockRequests: [["*.js"], ["*"], [""], ["*a.com/*"], "x"],
+  clip: [{ x: 0, y: 0, width: 10, height: 10 }, { x: -1, y: 0, width: 1, height: 1 }, [], null],
+};
+
+Deno.test("any mix of the new fields is a 200 or a 4xx envelope, never a 5xx", async () => {
+  const t = await createCaptureApp();
+  try {
+    const field = (values: unknown[]) =>
+      fc.option(fc.oneof(fc.constantFrom(...values), fc.jsonValue({ maxDepth: 1 })), {
+        nil: undefined,
+      });
+    const bodies = fc.record(
+      Object.fromEntries(Object.entries(NEW_FIELDS).map(([k, v]) => [k, field(v)])),
+    );
+    await fc.assert(
+      fc.asyncProperty(bodies, fc.boolean(), async (fields, withUrl) => {
+        const response = await t.shoot({ ...(withUrl ? { url: URL_A } : {}), ...fields });
+        if (response.status === 200) return void await response.body?.cancel();
+        assert.ok(response.status >= 400 && response.status < 500, `${response.status}`);
+        await assertEnvelope(
+          t.app,
+          response,
+          response.status,
+          (await response.clone().json()).code,
+        );
+      }),
+      { numRuns: 300 },
+    );
+  } finally {
+    await t.close();
+  }
 });
