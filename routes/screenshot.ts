@@ -150,7 +150,8 @@ export function createScreenshotRouter() {
       let url: string;
       try {
         url = targetOf({ url: sentUrl, html }, config.ALLOW_PRIVATE_NETWORK);
-        checkDocumentNotBlocked(options.blockRequests, url);
+        // An html document is written into the page, never requested: nothing to block.
+        if (html === undefined) checkDocumentNotBlocked(options.blockRequests, url);
         Object.assign(c.var.logFields, await targetLogFields(url));
         // Before the quota: a capture that cannot block ads would only waste the client's turn.
         if (body.blockAds) requireEngine(adFilters);

@@ -36,7 +36,8 @@ const picture = () =>
  * Routes: /seen (reports language, time zone, reduced motion, print and colour scheme in its
  * title; fetches /ran when its script runs; green on screen, red in print), /assets (a web font
  * /font.woff2 and an image /pic.svg), /photo (colour gradients, for lossy formats), /meta-full and
- * /meta-none (every metadata field, and none). `languages` gets each /seen request's
+ * /meta-none (every metadata field, and none), /socket (titled "opened" or "refused" by its
+ * attempt to open a WebSocket). `languages` gets each /seen request's
  * Accept-Language.
  */
 export function requestFieldRoutes(languages: (string | null)[]): Record<string, Route> {
@@ -50,6 +51,13 @@ export function requestFieldRoutes(languages: (string | null)[]): Record<string,
       );
     },
     "/ran": () => new Response("ran"),
+    // Whether the page could open a WebSocket (interception never sees one).
+    "/socket": () =>
+      page(
+        "",
+        `<script>try { new WebSocket("ws://127.0.0.1:9/"); document.title = "opened"; } ` +
+          `catch { document.title = "refused"; }</script>`,
+      ),
     "/assets": () =>
       page(
         `<style>@font-face { font-family: probe; src: url(/font.woff2); }

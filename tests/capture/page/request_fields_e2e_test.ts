@@ -143,6 +143,12 @@ Deno.test("request fields reach the page, the server and the image, in real Chro
       assert.equal(pages.hits.get("/font.woff2"), font + 1, "only the pattern's request");
     });
 
+    await t.step("blockResources websocket: the page cannot open one", async () => {
+      assert.equal((await json("/socket")).page.title, "opened");
+      const blocked = await json("/socket", { blockResources: ["websocket"] });
+      assert.equal(blocked.page.title, "refused");
+    });
+
     await t.step("metadata: every field of a page that declares them", async () => {
       const body = await json("/meta-full");
       assert.deepEqual(body.page, {

@@ -89,6 +89,9 @@ Deno.test("an html job renders about:blank, keyed by the document's hash", async
     const key = await captureKey(job);
     const hash = await sha256Hex(new TextEncoder().encode(html));
     assert.deepEqual(key, [...await captureUrlKey(`html:${hash}`), "desktop", "light"]);
+    const blocking = await t.shoot({ html, blockRequests: ["*"] });
+    assert.equal(blocking.status, 200, "a document sent is never requested, so never blocked");
+    await blocking.body?.cancel();
     const cached = await (await t.shoot({ html })).json();
     assert.equal(cached.cached, true);
     const other = await (await t.shoot({ html: "<h1>Other</h1>" })).json();
