@@ -7,6 +7,8 @@
  * (b) raw bytes vs JSON: the body of a 1080p and a 16384 px capture, as bytes and as base64 in
  *     JSON (size, and the time to build the JSON body);
  * (c) the page metadata read (page/metadata.ts) on a warm page.
+ * The same shots of a flat page of the same size give the raster and read-back floor, so the
+ * encode's own share is the photo shot minus the flat one.
  *
  *   deno run -A bench/capture_format.ts [--rounds=7]
  */
@@ -40,9 +42,15 @@ for (let y = 0; y < ${height}; y++) for (let x = 0; x < 1920; x++) {
 g.putImageData(img, 0, 0);
 </script>`;
 
+// The same layout with nothing to encode: one flat colour (the shot's raster and read-back floor).
+const flatPage = (height: number) =>
+  `<!doctype html><body style="margin:0"><div style="height:${height}px;background:#808080">`;
+
 const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
-  const height = Number(new URL(request.url).searchParams.get("h") ?? 1080);
-  return new Response(photoPage(height), { headers: { "content-type": "text/html" } });
+  const url = new URL(request.url);
+  const height = Number(url.searchParams.get("h") ?? 1080);
+  const body = url.pathname === "/flat" ? flatPage(height) : photoPage(height);
+  return new Response(body, { headers: { "content-type": "text/html" } });
 });
 const origin = `http://127.0.0.1:${server.addr.port}`;
 const loaded = await loadSharp();
@@ -103,13 +111,37 @@ await page.setViewport({ width: 1920, height: 1080, deviceScaleFactor: 1 });
 const bodies: Record<string, Uint8Array> = {};
 for (const height of [1080, 6000]) {
   await page.goto(`${origin}/?h=${height}`, { waitUntil: "load" });
+  const flat = await browser.newPage();
+  await flat.setViewport({ width: 1920, height: 1080, deviceScaleFactor: 1 });
+  await flat.goto(`${origin}/flat?h=${height}`, { waitUntil: "load" });
+  const floor = await formats(flat, height);
+  await flat.close();
   const rows = await formats(page, height);
+  rows["Chromium JPEG q80 shot of a flat page (floor)"] = floor["Chromium JPEG q80 shot"];
+  rows["Chromium WebP q80 shot of a flat page (floor)"] = floor["Chromium WebP q80 shot"];
   console.log(`\n### ${height === 1080 ? "1920x1080 viewport" : "1920x6000 full page"}\n`);
   console.log("| way | median ms | bytes |\n| --- | ---: | ---: |");
   for (const [name, row] of Object.entries(rows)) {
     console.log(`| ${name} | ${median(row.ms).toFixed(0)} | ${row.bytes || ""} |`);
   }
   const ratio = (a: string, b: string) => (median(rows[a].ms) / median(rows[b].ms)).toFixed(2);
+  const encode = (shot: string, flat: string, sharpRow: string) =>
+    ((median(rows[shot].ms) - median(rows[flat].ms)) / median(rows[sharpRow].ms)).toFixed(2);
+  console.log(
+    `\n(Chromium shot - flat shot) / sharp encode: JPEG ${
+      encode(
+        "Chromium JPEG q80 shot",
+        "Chromium JPEG q80 shot of a flat page (floor)",
+        "sharp JPEG q80 encode (same pixels)",
+      )
+    }, WebP ${
+      encode(
+        "Chromium WebP q80 shot",
+        "Chromium WebP q80 shot of a flat page (floor)",
+        "sharp WebP q80 encode (same pixels)",
+      )
+    }`,
+  );
   console.log(
     `\nChromium JPEG shot / sharp JPEG encode: ${
       ratio("Chromium JPEG q80 shot", "sharp JPEG q80 encode (same pixels)")
