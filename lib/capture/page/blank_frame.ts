@@ -12,6 +12,7 @@ import { HAS_CONTENT_SCRIPT } from "./settle_scripts.ts";
 // 3840), so a shot with anything on it is mostly ruled out by its length alone.
 const FLAT_ROW_BYTES = 12;
 const FLAT_BYTES_PER_ROW_BYTE = 0.006;
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 /** Whether the shot is one flat colour while the page has text or pictures to show. */
 export async function isBlankFrame(page: Page, png: Uint8Array): Promise<boolean> {
@@ -24,7 +25,8 @@ export async function isBlankFrame(page: Page, png: Uint8Array): Promise<boolean
  * inflated as a stream and the first pixel that differs ends the work.
  */
 export async function isFlatPng(png: Uint8Array): Promise<boolean> {
-  if (png.length < 33) return false;
+  // A jpeg or webp shot (format) is not judged: only a PNG's rows can be read this cheaply.
+  if (png.length < 33 || !PNG_SIGNATURE.every((byte, i) => png[i] === byte)) return false;
   const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
   const width = view.getUint32(16);
   const height = view.getUint32(20);
