@@ -45,10 +45,11 @@ export function requireEngine(filters: AdFilters | undefined): FiltersEngine {
 }
 
 /**
- * What blockAds, hideAnnoyances, blockResources and blockRequests need for one capture: the ad engine (it hides ad slots before
- * the shot) with the request blocker for the page's interceptor, and the annoyance engine (its
- * element rules hide chat widgets and pop-ups); each absent when the job did not ask for it, 503
- * when the job asked but its lists are not loaded. Both backends wire the filters through here.
+ * What blockAds, hideAnnoyances, blockResources and blockRequests need for one capture: the ad
+ * engine (it hides ad slots before the shot), the request blocker for the page's interceptor (ads,
+ * resource types and URL patterns in one test), and the annoyance engine (its element rules hide
+ * chat widgets and pop-ups); each absent when the job did not ask for it, 503 when the job asked
+ * but its lists are not loaded. Both backends wire the filters through here.
  */
 export function filtersFor(
   page: Page,
