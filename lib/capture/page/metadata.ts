@@ -45,7 +45,9 @@ const METADATA_SCRIPT = `((maxText, maxUrl) => {
     .find((m) => !m.media || matchMedia(m.media).matches);
   return {
     title: text(document.title),
-    description: text(meta('meta[name="description" i]') ?? meta('meta[property="og:description"]')),
+    description: text(
+      meta('meta[name="description" i]') ?? meta('meta[property="og:description"]'),
+    ),
     lang: text(document.documentElement.getAttribute("lang")),
     themeColor: text(theme?.getAttribute("content")),
     favicon: absolute(declared) ?? origin,
