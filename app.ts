@@ -26,6 +26,7 @@ import { createImageProxyRouter } from "./routes/image_proxy.ts";
 import { createMetricsRouter } from "./routes/metrics.ts";
 import { createPostRouter } from "./routes/post.ts";
 import { createScreenshotRouter } from "./routes/screenshot.ts";
+import { SCREENSHOT_BODY_LIMIT } from "./lib/capture/mod.ts";
 
 // JSON bodies of this API are tiny; only the export upload gets MAX_UPLOAD_BYTES.
 const DEFAULT_BODY_LIMIT = 64 * 1024;
@@ -45,7 +46,11 @@ export function createApp(deps: AppDeps) {
   app.use("/api/export", exportAdmission());
   const uploadLimit = bodyLimitOf(deps.config.MAX_UPLOAD_BYTES, "Upload a smaller image");
   const jsonLimit = bodyLimitOf(DEFAULT_BODY_LIMIT, "Send a smaller JSON body");
-  app.use("*", (c, next) => (c.req.path === "/api/export" ? uploadLimit : jsonLimit)(c, next));
+  // A capture request may carry a whole html document.
+  const captureLimit = bodyLimitOf(SCREENSHOT_BODY_LIMIT, "Send a smaller html document");
+  const limitOf = (path: string) =>
+    path === "/api/export" ? uploadLimit : path === "/api/screenshot" ? captureLimit : jsonLimit;
+  app.use("*", (c, next) => limitOf(c.req.path)(c, next));
   app.use("*", utf8JsonBody());
 
   // API operations first: the order here is the order of /openapi.json and /llms.txt.

@@ -4,7 +4,16 @@
  *
  *   deno task bench [name ...]     e.g. `deno task bench export proxy`
  */
-const ALL = ["capture", "capture_options", "export", "proxy", "store", "boundary_probe", "fleet"];
+const ALL = [
+  "capture",
+  "capture_options",
+  "capture_format",
+  "export",
+  "proxy",
+  "store",
+  "boundary_probe",
+  "fleet",
+];
 const chosen = Deno.args.length ? Deno.args : ALL;
 
 let failed = 0;

@@ -7,6 +7,7 @@ import { captureCacheOf } from "./capture/cache.ts";
 import { createScreenshotService } from "./capture/service.ts";
 import { createPostCache } from "./posts/cache.ts";
 import { instrumentStore } from "./store/instrument.ts";
+import { exporterTranscoder, inJobFormat } from "./capture/transcode.ts";
 import { createOperatorAuth } from "./http/bearer.ts";
 import type { AppDeps, AppParts } from "./http/app_env.ts";
 
@@ -19,7 +20,8 @@ export function assembleServices(parts: AppParts): AppDeps {
   const store = instrumentStore(parts.store);
   const captureCache = captureCacheOf({ ...parts, store });
   const screenshots = createScreenshotService({
-    capturer: parts.capture,
+    // A full page asked as jpeg or webp is joined as PNG and re-encoded by the export codecs.
+    capturer: inJobFormat(parts.capture, exporterTranscoder(parts.exporter)),
     cache: captureCache,
     log,
     clock,

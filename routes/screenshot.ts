@@ -1,15 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { Buffer } from "node:buffer";
 import {
+  checkDocumentNotBlocked,
+  FORMAT_MEDIA_TYPES,
   hasOptions,
   parseTargetUrl,
   planCapture,
   requireAnnoyances,
   requireEngine,
+  SCREENSHOT_BODY_LIMIT,
   targetLogFields,
 } from "../lib/capture/mod.ts";
-import { readImageInfo } from "../lib/codecs/image_info.ts";
-import { ApiError, invalidUrl } from "../lib/errors.ts";
+import { ApiError, invalidRequest, invalidUrl } from "../lib/errors.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
 import { enforceCaptureRateLimit } from "../lib/http/rate_limit.ts";
 import {
@@ -23,23 +24,37 @@ import {
   ScreenshotRequestSchema,
   ScreenshotResponseSchema,
 } from "./screenshot_schemas.ts";
+import { captureJson, chooseAnswer, setCaptureHeaders } from "./screenshot_answer.ts";
 import { traced } from "../lib/telemetry/trace.ts";
+
+// The raw-bytes answer: what Accept: image/png, image/jpeg or image/webp gets.
+const rawImage = (format: string) => ({
+  schema: z.string().openapi({
+    format: "binary",
+    description: `The ${format} image itself; the headers carry cache, size, target status, ` +
+      "age and truncation.",
+  }),
+});
 
 const captureRoute = createRoute({
   method: "post",
   path: "/api/screenshot",
   operationId: "captureScreenshot",
   tags: ["Capture"],
-  summary: "Capture a web page as a PNG",
-  description: "Renders the page in a fresh browser context and returns the PNG base64-encoded. " +
-    "Optional fields set the viewport or a named device, take the whole page, a sharper " +
-    "scale, one element, hide, remove or click elements, add CSS, drop the background, hide ads " +
-    "and consent dialogs, or wait for an element or a delay. Captures are cached per " +
-    "normalised URL, device type, colour scheme and the options that differ from their " +
-    "defaults; `forceRefresh` renders anew and replaces the entry, `maxAge` sets how old a " +
-    "cached capture may be (`age` says how old it is). A capture with `cookies` or `headers` " +
-    "is never cached. Limited per client IP over a sliding 60 s window " +
-    "(cache hits count).",
+  summary: "Capture a web page as a PNG, JPEG or WebP",
+  description: "Renders the page at `url` (or the `html` document sent) in a fresh browser " +
+    "context and returns the image base64-encoded in JSON with the page's own metadata (title, " +
+    "description, language, theme colour, favicon, og:image), or the image's bytes when Accept " +
+    "asks for image/png, image/jpeg or image/webp (or image/*). Optional fields set the image " +
+    "format and quality, the viewport or a named device, take the whole page, a rectangle, a " +
+    "sharper scale, one element, hide, remove or click elements, add CSS, drop the background, " +
+    "hide ads and consent dialogs, emulate a user agent, locale, time zone, reduced motion, print " +
+    "media or no JavaScript, keep resource types or URL patterns out, or wait for an element or " +
+    "a delay. Captures are cached per normalised URL (or document hash), device type, colour " +
+    "scheme and the options that differ from their defaults; `forceRefresh` renders anew and " +
+    "replaces the entry, `maxAge` sets how old a cached capture may be (`age` says how old it " +
+    "is). A capture with `cookies` or `headers` is never cached. Limited per client IP over a " +
+    "sliding 60 s window (cache hits count).",
   request: {
     body: {
       required: true,
@@ -50,11 +65,17 @@ const captureRoute = createRoute({
     200: {
       description: "The capture.",
       headers: SCREENSHOT_SUCCESS_HEADERS,
-      content: { "application/json": { schema: ScreenshotResponseSchema } },
+      content: {
+        "application/json": { schema: ScreenshotResponseSchema },
+        "image/png": rawImage("PNG"),
+        "image/jpeg": rawImage("JPEG"),
+        "image/webp": rawImage("WebP"),
+      },
     },
     ...errorResponses({
       400: {
-        when: "Malformed body, missing url, a URL that may not be captured, or a bad option.",
+        when: "Malformed body, neither or both of url and html, a URL that may not be " +
+          "captured, a bad option, or an Accept naming only image types other than `format`.",
         codes: ["invalid_request", "invalid_url", "unsupported_value"],
       },
       405: { when: "Any method but POST.", codes: ["method_not_allowed"] },
@@ -62,7 +83,10 @@ const captureRoute = createRoute({
         when: "The page did not load, or waitForSelector did not match, within the budget.",
         codes: ["upstream_timeout"],
       },
-      413: { when: "The JSON body is over 64 KiB.", codes: ["invalid_request"] },
+      413: {
+        when: `The JSON body is over ${SCREENSHOT_BODY_LIMIT} bytes (room for a 2 MB html).`,
+        codes: ["invalid_request"],
+      },
       429: { when: "Per-IP limit exceeded.", codes: ["rate_limited"] },
       500: { when: "The page could not be loaded or captured.", codes: ["upstream_failed"] },
       502: {
@@ -77,6 +101,21 @@ const captureRoute = createRoute({
     }),
   },
 });
+
+/** The URL to capture: the parsed `url`, or about:blank for `html`; 400 unless exactly one. */
+function targetOf(
+  target: { url?: string; html?: string },
+  allowPrivateNetwork: boolean,
+): string {
+  if ((target.url === undefined) === (target.html === undefined)) {
+    const both = target.url !== undefined;
+    throw invalidRequest(both ? "Send url or html, not both." : "url is required.", {
+      hint: "Send exactly one of url (a page to load) and html (a document to render).",
+    });
+  }
+  if (target.html !== undefined) return "about:blank";
+  return parseTargetUrl(target.url!, { allowPrivateNetwork });
+}
 
 // A url of the wrong type is a bad URL, not a missing one.
 function refuseCapture(issues: z.core.$ZodIssue[], input: unknown): never {
@@ -99,13 +138,20 @@ export function createScreenshotRouter() {
     async (c) => {
       const { config, screenshots, adFilters } = c.var.deps;
       const body = c.req.valid("json");
-      const { url: sentUrl, ...fields } = body;
-      const plan = planCapture(fields, { cacheTtlSeconds: config.CACHE_TTL_SECONDS });
+      const { url: sentUrl, html, ...fields } = body;
+      // Before anything is rendered: an Accept the capture could not satisfy is the caller's.
+      const answer = chooseAnswer(c.req.header("Accept"), fields.format);
+      const plan = planCapture(
+        { ...fields, format: answer.format },
+        { cacheTtlSeconds: config.CACHE_TTL_SECONDS },
+      );
       const { deviceType, colorScheme, options, credentials } = plan;
       let outcome;
       let url: string;
       try {
-        url = parseTargetUrl(sentUrl, { allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK });
+        url = targetOf({ url: sentUrl, html }, config.ALLOW_PRIVATE_NETWORK);
+        // An html document is written into the page, never requested: nothing to block.
+        if (html === undefined) checkDocumentNotBlocked(options.blockRequests, url);
         Object.assign(c.var.logFields, await targetLogFields(url));
         // Before the quota: a capture that cannot block ads would only waste the client's turn.
         if (body.blockAds) requireEngine(adFilters);
@@ -114,6 +160,7 @@ export function createScreenshotRouter() {
         await enforceCaptureRateLimit(c);
         const job = {
           url,
+          ...(html !== undefined ? { html } : {}),
           deviceType,
           colorScheme,
           ...(hasOptions(options) ? { options } : {}),
@@ -125,6 +172,7 @@ export function createScreenshotRouter() {
           forceRefresh: plan.take.forceRefresh,
           scale: options.scale ?? 1,
           fullPage: options.fullPage ?? false,
+          format: answer.format,
           // Whether the capture was private; never what it carried.
           credentials: credentials !== undefined,
         };
@@ -140,25 +188,21 @@ export function createScreenshotRouter() {
       }
       const cache = outcome.cached ? "hit" : "miss";
       Object.assign(c.var.logFields, { cache, strategy: outcome.strategy });
-      c.header("X-Cache", cache);
-      if (outcome.targetStatus !== null) c.header("X-Target-Status", String(outcome.targetStatus));
-      c.header("Cache-Control", "no-store");
-      const { width, height } = readImageInfo("png", outcome.png) ?? { width: 0, height: 0 };
-      return c.json({
-        screenshot: Buffer.from(outcome.png.buffer, outcome.png.byteOffset, outcome.png.byteLength)
-          .toString("base64"),
+      const capture = {
+        ...outcome,
+        image: outcome.png,
+        format: answer.format,
         url,
-        cached: outcome.cached,
-        age: outcome.age,
-        ...(outcome.stale ? { stale: true as const } : {}),
-        strategy: outcome.strategy,
         deviceType,
         colorScheme,
-        width,
-        height,
-        ...(outcome.targetStatus !== null ? { httpStatus: outcome.targetStatus } : {}),
-        ...(outcome.truncated ? { truncated: true as const } : {}),
-      }, 200);
+      };
+      const size = setCaptureHeaders(c, capture);
+      if (answer.raw) {
+        return c.body(capture.image as Uint8Array<ArrayBuffer>, 200, {
+          "Content-Type": FORMAT_MEDIA_TYPES[answer.format],
+        });
+      }
+      return c.json(captureJson(capture, size), 200);
     },
     (result) =>
       result.success ? undefined : refuseCapture(result.error.issues, validatedInput(result)),

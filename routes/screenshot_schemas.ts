@@ -4,6 +4,8 @@ import {
   DEVICE_NAMES,
   DEVICE_TYPES,
   DEVICES,
+  IMAGE_FORMATS,
+  MAX_BLOCK_REQUESTS,
   MAX_CAPTURE_PIXELS,
   MAX_CAPTURE_SIDE,
   MAX_COOKIE_BYTES,
@@ -13,12 +15,17 @@ import {
   MAX_HEADERS,
   MAX_HEIGHT,
   MAX_HIDE_SELECTORS,
+  MAX_HTML_BYTES,
+  MAX_PATTERN_LENGTH,
   MAX_SELECTOR_LENGTH,
   MAX_STYLES_BYTES,
+  MAX_USER_AGENT_LENGTH,
   MAX_VIEWPORT_PIXELS,
   MAX_WIDTH,
+  MEDIA_TYPES,
   MIN_HEIGHT,
   MIN_WIDTH,
+  RESOURCE_TYPES,
   SCALES,
 } from "../lib/capture/mod.ts";
 import { RATE_LIMIT_HEADERS } from "../lib/http/openapi_responses.ts";
@@ -30,11 +37,23 @@ const DEVICE_LIST = DEVICE_NAMES.map((name) => {
 
 /** Body of POST /api/screenshot; its example feeds the curl line of /llms.txt. */
 export const ScreenshotRequestSchema = z.object({
-  url: z.string().openapi({
+  url: z.string().optional().openapi({
     format: "uri",
     description: "Absolute http or https URL of a public page. Normalised (see `url` of the " +
-      "response) before it is captured and used as the cache key.",
+      "response) before it is captured and used as the cache key. Exactly one of url and html " +
+      "is required (else 400).",
     example: "https://example.com",
+  }),
+  html: z.string().min(1).refine(
+    (html) => new TextEncoder().encode(html).length <= MAX_HTML_BYTES,
+    { message: `at most ${MAX_HTML_BYTES} bytes of HTML (UTF-8)` },
+  ).optional().openapi({
+    description: `An HTML document (at most ${MAX_HTML_BYTES} bytes) rendered instead of a ` +
+      "page at `url`: an invoice, a social card, an email. What it references loads through " +
+      "the same network boundary as any page (a private address is refused alike); relative " +
+      "references have no base unless the document sets `<base href>`. Cached by the hash of " +
+      "the document and the options; the response's `url` is `about:blank`.",
+    example: "<h1 style='font: 64px sans-serif'>Invoice #42</h1>",
   }),
   deviceType: z.enum(DEVICE_TYPES).default("desktop").openapi({
     description: "desktop = 1920x1080 viewport; mobile = 375x667 with mobile emulation.",
@@ -183,7 +202,7 @@ export const ScreenshotRequestSchema = z.object({
       "sent, like cookies, on requests to the target's own origin only. Headers the browser " +
       "or the connection controls are refused with a 400 naming them: Host, Cookie (use " +
       "`cookies`), Content-Length, Connection and the other hop-by-hop headers, Origin, " +
-      "Referer, User-Agent (use `device`), Proxy-* and Sec-*.",
+      "Referer, User-Agent (use `userAgent` or `device`), Proxy-* and Sec-*.",
     example: { Authorization: "Bearer eyJhbGciOi..." },
   }),
   failOnHttpError: z.boolean().default(false).openapi({
@@ -207,24 +226,129 @@ export const ScreenshotRequestSchema = z.object({
       "hidden; it is cached apart from settled captures.",
     example: true,
   }),
+  format: z.enum(IMAGE_FORMATS).optional().openapi({
+    default: "png",
+    description: "Image format of `screenshot` (and of the raw bytes answer): png (lossless, " +
+      "the default), jpeg or webp, encoded by Chromium itself. Left out, an Accept naming " +
+      "image/jpeg or image/webp picks it. A jpeg cannot be transparent (400: use png or webp).",
+    example: "jpeg",
+  }),
+  quality: z.int().min(1).max(100).optional().openapi({
+    description: "1 to 100, for jpeg and webp only (default 80); with png a 400.",
+    example: 80,
+  }),
+  userAgent: z.string().min(1).max(MAX_USER_AGENT_LENGTH).regex(/^[\x20-\x7e]+$/, {
+    message: "printable ASCII only (it is sent as an HTTP header)",
+  }).optional().openapi({
+    description: `The User-Agent the page and its requests see (at most ` +
+      `${MAX_USER_AGENT_LENGTH} printable ASCII characters); it replaces the device's.`,
+    example: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) " +
+      "Chrome/156.0.0.0 Safari/537.36",
+  }),
+  locale: z.string().min(1).max(64).optional().openapi({
+    description: "BCP 47 language tag: sets navigator.language, the Accept-Language header " +
+      "and the default locale of Intl (dates, numbers). Not a language tag: 400.",
+    example: "de-DE",
+  }),
+  timezone: z.string().min(1).max(64).optional().openapi({
+    description: "IANA time zone name the page's clock runs in (Date, Intl). An unknown one: " +
+      "400.",
+    example: "Europe/Berlin",
+  }),
+  reducedMotion: z.boolean().default(false).openapi({
+    description: "true: the page sees prefers-reduced-motion: reduce.",
+    example: false,
+  }),
+  media: z.enum(MEDIA_TYPES).default("screen").openapi({
+    description: "CSS media type: print renders the page with its print styles (@media print).",
+    example: "screen",
+  }),
+  javaScript: z.boolean().default(true).openapi({
+    description: "false: the page's own scripts never run (inline, external, event handlers).",
+    example: true,
+  }),
+  blockResources: z.array(z.enum(RESOURCE_TYPES)).max(RESOURCE_TYPES.length).default([])
+    .openapi({
+      description: "Resource types never requested at all: " +
+        `${RESOURCE_TYPES.join(", ")}. The page's own document cannot be blocked.`,
+      example: ["font", "media"],
+    }),
+  blockRequests: z.array(z.string().min(1).max(MAX_PATTERN_LENGTH)).max(MAX_BLOCK_REQUESTS)
+    .default([]).openapi({
+      description: `Up to ${MAX_BLOCK_REQUESTS} URL patterns of requests never made: a pattern ` +
+        "matches a whole URL, `*` standing for any run of characters " +
+        "(`*://fonts.googleapis.com/*`, `*.woff2`). A pattern that matches the page's own URL " +
+        "is a 400: the document cannot be blocked.",
+      example: ["*://www.googletagmanager.com/*", "*.woff2"],
+    }),
+  clip: z.object({
+    x: z.number().min(0).max(MAX_WIDTH * 10),
+    y: z.number().min(0).max(MAX_CAPTURE_SIDE * 10),
+    width: z.number().min(1).max(MAX_WIDTH),
+    height: z.number().min(1).max(MAX_CAPTURE_SIDE),
+  }).optional().openapi({
+    description: "A rectangle of the document in CSS px (from its top left corner, once the " +
+      "page settled) to shoot instead of the viewport, at `scale`. The part outside the " +
+      "document is cut off, and so is what passes the size cap of fullPage; the response then " +
+      "says `truncated: true`. Not with selector (400).",
+    example: { x: 0, y: 0, width: 1200, height: 630 },
+  }),
 }).openapi("ScreenshotRequest", {
   example: { url: "https://example.com", deviceType: "desktop", colorScheme: "light" },
 });
 
+/** What the captured page says about itself, read once it settled. */
+export const PageMetadataSchema = z.object({
+  title: z.string().nullable().openapi({
+    description: "document.title, trimmed; null when empty.",
+    example: "Example Domain",
+  }),
+  description: z.string().nullable().openapi({
+    description: '<meta name="description">, else og:description.',
+    example: "An example page.",
+  }),
+  lang: z.string().nullable().openapi({
+    description: "The lang attribute of <html>.",
+    example: "en",
+  }),
+  themeColor: z.string().nullable().openapi({
+    description: '<meta name="theme-color"> (the one for the captured colorScheme when the ' +
+      "page declares one per scheme), as written.",
+    example: "#ffffff",
+  }),
+  favicon: z.string().nullable().openapi({
+    format: "uri",
+    description: "Absolute URL of the best icon the page declares (an SVG, else the size " +
+      "closest above 32 px, else apple-touch-icon), or /favicon.ico of its origin; null for an " +
+      "html capture that declares none.",
+    example: "https://example.com/favicon.ico",
+  }),
+  ogImage: z.string().nullable().openapi({
+    format: "uri",
+    description: "Absolute URL of og:image (else twitter:image).",
+    example: "https://example.com/card.png",
+  }),
+}).openapi("PageMetadata");
+
 /** Body of a successful capture. */
 export const ScreenshotResponseSchema = z.object({
   screenshot: z.string().openapi({
-    description: "The PNG, base64-encoded, without a data-URI prefix: the viewport at `scale` " +
-      "unless fullPage or selector asked for more or less.",
+    description: "The image in `format` (PNG by default), base64-encoded, without a data-URI " +
+      "prefix: the viewport at `scale` unless fullPage, selector or clip asked for more or less.",
     example: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4//8/AAX+Av4N70a4" +
       "AAAAAElFTkSuQmCC",
+  }),
+  format: z.enum(IMAGE_FORMATS).openapi({
+    description: "Format of `screenshot`.",
+    example: "png",
   }),
   url: z.string().openapi({
     format: "uri",
     description: "The normalised URL that was captured: scheme and host lowercased, default " +
-      "port and fragment dropped, path and query kept.",
+      "port and fragment dropped, path and query kept; about:blank for an `html` capture.",
     example: "https://example.com/",
   }),
+  page: PageMetadataSchema,
   cached: z.boolean().openapi({
     description: "true when served from the cache (or from an identical render that finished " +
       "just before and is still being written to it).",
@@ -250,10 +374,11 @@ export const ScreenshotResponseSchema = z.object({
       "when known; on a cache hit, the status of the cached render.",
     example: 200,
   }),
-  width: z.int().openapi({ description: "Width of the PNG in pixels.", example: 1920 }),
-  height: z.int().openapi({ description: "Height of the PNG in pixels.", example: 1080 }),
+  width: z.int().openapi({ description: "Width of the image in pixels.", example: 1920 }),
+  height: z.int().openapi({ description: "Height of the image in pixels.", example: 1080 }),
   truncated: z.literal(true).optional().openapi({
-    description: "Present when a full page or element was taller than the cap and was cut.",
+    description: "Present when a full page or element was taller than the cap and was cut, " +
+      "or a clip reached past the document.",
     example: true,
   }),
 }).openapi("ScreenshotResponse");
@@ -265,6 +390,24 @@ export const SCREENSHOT_SUCCESS_HEADERS = RATE_LIMIT_HEADERS.omit({ "Retry-After
     description: "HTTP status of the captured page's main document, when known. A page that " +
       "answers with an error status is still captured as a browser shows it.",
     example: "200",
+  }),
+  "X-Image-Width": z.string().openapi({
+    description: "Width of the image in pixels (`width` of the JSON).",
+    example: "1920",
+  }),
+  "X-Image-Height": z.string().openapi({
+    description: "Height of the image in pixels (`height` of the JSON).",
+    example: "1080",
+  }),
+  "Age": z.string().openapi({
+    description: "Seconds since the image was rendered (`age` of the JSON).",
+    example: "0",
+  }),
+  "X-Truncated": z.literal("true").optional().openapi({
+    description: "Present when the image was cut (`truncated` of the JSON).",
+  }),
+  "X-Stale": z.literal("true").optional().openapi({
+    description: "Present when a stale capture was served (`stale` of the JSON).",
   }),
   "RateLimit-Policy": z.string().openapi({
     description: "IETF RateLimit-Policy: quota q per window w seconds.",

@@ -2,8 +2,8 @@ import { withTimeout } from "../timeout.ts";
 import type { Logger } from "../log.ts";
 import type { Store, StoreKey } from "../store/store.ts";
 import { optionsDigest } from "./request/options.ts";
-import type { CaptureJob, CaptureResult } from "./types.ts";
-import { urlHash } from "../hash.ts";
+import type { CaptureJob, CaptureResult, PageMetadata } from "./types.ts";
+import { sha256Hex, urlHash } from "../hash.ts";
 
 // A slow store must not hold a capture hostage: past these, a read is a miss and a write is
 // skipped (the request still gets its image).
@@ -43,13 +43,22 @@ export async function captureUrlKey(url: string): Promise<StoreKey> {
 }
 
 /**
+ * What a job renders, as the cache and the single flight name it: its URL, or for an `html` job
+ * the hash of the document (every such job has the URL about:blank).
+ */
+export async function captureTarget(job: CaptureJob): Promise<string> {
+  if (job.html === undefined) return job.url;
+  return `html:${await sha256Hex(new TextEncoder().encode(job.html))}`;
+}
+
+/**
  * The cache key of one job: normalised URL, device type, colour scheme, plus a digest of the
  * non-default options when there are any (so a plain capture keeps the key it always had, and
  * every option variant still sits under the URL's prefix for purging).
  */
 export async function captureKey(job: CaptureJob): Promise<StoreKey> {
   const digest = await optionsDigest(job.options);
-  const key = [...await captureUrlKey(job.url), job.deviceType, job.colorScheme];
+  const key = [...await captureUrlKey(await captureTarget(job)), job.deviceType, job.colorScheme];
   return digest ? [...key, digest] : key;
 }
 
@@ -66,7 +75,7 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
           "capture cache read",
         );
         if (!blob) return null;
-        const { strategy, capturedAt, targetStatus, truncated } = blob.meta;
+        const { strategy, capturedAt, targetStatus, truncated, page } = blob.meta;
         // A record from another version of the service is a miss, not a crash.
         if (typeof strategy !== "string" || typeof capturedAt !== "number") return null;
         return {
@@ -75,6 +84,7 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
           capturedAt,
           targetStatus: typeof targetStatus === "number" ? targetStatus : null,
           ...(truncated === true ? { truncated } : {}),
+          ...(isPageMetadata(page) ? { page } : {}),
         };
       } catch (error) {
         log.warn("capture cache read failed", { error });
@@ -91,6 +101,7 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
           targetStatus: capture.targetStatus,
           // Only when set, so a plain capture's record is byte for byte what it always was.
           ...(capture.truncated ? { truncated: true } : {}),
+          ...(capture.page ? { page: capture.page } : {}),
         };
         await withTimeout(
           store.setBlob(await captureKey(job), { bytes: capture.png, meta }, ttlMs),
@@ -110,6 +121,15 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
       return store.deleteBlobs([ROOT]);
     },
   };
+}
+
+const PAGE_FIELDS = ["title", "description", "lang", "themeColor", "favicon", "ogImage"];
+
+/** Whether a stored value is page metadata (a record of another version may hold anything). */
+function isPageMetadata(value: unknown): value is PageMetadata {
+  if (typeof value !== "object" || value === null) return false;
+  const record = value as Record<string, unknown>;
+  return PAGE_FIELDS.every((f) => record[f] === null || typeof record[f] === "string");
 }
 
 /** The cache of an app, from its config (CACHE_TTL_SECONDS). */

@@ -7,6 +7,7 @@
 import { answering } from "./failures.ts";
 import { planCapture as planRequest } from "./request/plan.ts";
 import { parseTargetUrl as parseTarget } from "./request/target_url.ts";
+import { checkDocumentNotBlocked as checkDocument } from "./request/blocking.ts";
 import { requireAnnoyances as annoyanceEngine, requireEngine as adEngine } from "./page/adblock.ts";
 export * from "./request/options.ts";
 export { DEVICE_NAMES, DEVICES } from "./request/devices.ts";
@@ -18,6 +19,7 @@ export {
   MAX_HEADERS,
 } from "./request/credentials.ts";
 export type { CaptureRequestFields } from "./request/plan.ts";
+export { FORMAT_MEDIA_TYPES } from "./request/image_format.ts";
 export { targetLogFields } from "./request/log_target.ts";
 export * from "./types.ts";
 export { typedFailureError } from "./failures.ts";
@@ -28,6 +30,8 @@ export { typedFailureError } from "./failures.ts";
 export const planCapture = answering(planRequest);
 /** The normalised target URL; a URL the service does not capture is a 400. */
 export const parseTargetUrl = answering(parseTarget);
+/** A blockRequests pattern that matches the page itself is a 400. */
+export const checkDocumentNotBlocked = answering(checkDocument);
 /** The ad filter engine for blockAds; 503 while no list was ever loaded. */
 export const requireEngine = answering(adEngine);
 /** The annoyance engine for hideAnnoyances; 503 while no list was ever loaded. */

@@ -1,7 +1,7 @@
 import { ApiError, upstreamFailed, upstreamTimeout } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Clock } from "../clock.ts";
-import type { CachedCapture, CaptureCache } from "./cache.ts";
+import { type CachedCapture, type CaptureCache, captureTarget } from "./cache.ts";
 import { optionsDigest } from "./request/options.ts";
 import { createCaptureAdmission } from "./admission.ts";
 import type { CaptureJob, Capturer } from "./types.ts";
@@ -281,7 +281,7 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
         refuseErrorPage(capture);
         return { ...capture, cached: false, age: 0 };
       }
-      const key = `${job.url}\n${job.deviceType}\n${job.colorScheme}\n` +
+      const key = `${await captureTarget(job)}\n${job.deviceType}\n${job.colorScheme}\n` +
         (await optionsDigest(job.options) ?? "");
       // A finished render whose write is still running is the entry the store is about to
       // hold (newer than the one it may still have): served as that entry, before the store

@@ -1,5 +1,5 @@
 /** The capture contract shared by the browser backends and the screenshot service. */
-import type { CaptureOptions } from "./request/options.ts";
+import type { CaptureOptions, ImageFormat } from "./request/options.ts";
 import type { Credentials } from "./request/credentials.ts";
 import type { ColorScheme, DeviceType } from "./request/devices.ts";
 
@@ -12,9 +12,14 @@ export {
   VIEWPORTS,
 } from "./request/devices.ts";
 
-/** One render: `url` is already validated and normalised (lib/capture/request/target_url.ts). */
+/**
+ * One render: `url` is already validated and normalised (lib/capture/request/target_url.ts), or
+ * "about:blank" when the job renders `html` instead.
+ */
 export interface CaptureJob {
   url: string;
+  /** A document to render instead of loading `url` (which is then "about:blank"). */
+  html?: string;
   deviceType: DeviceType;
   colorScheme: ColorScheme;
   /** Full page, scale, element, hiding, ads, consent, waits; absent = a plain viewport shot. */
@@ -26,8 +31,28 @@ export interface CaptureJob {
   credentials?: Credentials;
 }
 
+/** What the captured page says about itself; each field null when the page does not say. */
+export interface PageMetadata {
+  title: string | null;
+  description: string | null;
+  lang: string | null;
+  themeColor: string | null;
+  /** Absolute URL of the best icon the page declares, else its origin's /favicon.ico. */
+  favicon: string | null;
+  /** Absolute URL of og:image. */
+  ogImage: string | null;
+}
+
 export interface CaptureResult {
+  /** The image, in `format`. */
   png: Uint8Array;
+  /**
+   * The image's format: the job's (png unless options.format says otherwise) once the capture
+   * layer is done with it; a backend may return png for a jpeg or webp job (transcode.ts).
+   */
+  format?: ImageFormat;
+  /** The page's metadata, read once it settled; absent from records cached before it existed. */
+  page?: PageMetadata;
   /** Name of the backend that rendered it, e.g. "chromium-local" or "chromium-remote". */
   strategy: string;
   /** HTTP status of the main document, or null when unknown. */

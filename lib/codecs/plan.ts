@@ -17,6 +17,8 @@ import {
 export interface ExportRequest {
   format: ExportFormat;
   preset: QualityPreset;
+  /** JPEG and WebP quality 1..100 instead of the preset's (not offered by POST /api/export). */
+  quality?: number;
 }
 
 /** A decode/encode failure: 500 with a hint, the internal detail only in the logs. */

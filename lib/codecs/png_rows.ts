@@ -14,9 +14,13 @@ export interface PngHeader {
   channels: 0 | 3 | 4;
 }
 
-/** The header of a PNG file; `channels` is 0 when this module cannot read its rows. */
+const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+/** The header of a PNG file; `channels` is 0 when this module cannot read its rows (or no PNG). */
 export function pngHeader(png: Uint8Array): PngHeader {
-  if (png.length < 33) return { width: 0, height: 0, channels: 0 };
+  if (png.length < 33 || !SIGNATURE.every((byte, i) => png[i] === byte)) {
+    return { width: 0, height: 0, channels: 0 };
+  }
   const view = new DataView(png.buffer, png.byteOffset, png.byteLength);
   const colour = png[25];
   const readable = png[24] === 8 && png[28] === 0 && (colour === 2 || colour === 6);

@@ -1,7 +1,7 @@
 /** Output formats, quality presets and the per-preset encoder settings of both codec paths. */
 import type { BandSettings } from "./png_bands.ts";
 import type { RowFilter } from "./png_filters.ts";
-import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from "../image_limits.ts";
+import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE, WEBP_MAX_SIDE } from "../image_limits.ts";
 
 export const EXPORT_FORMATS = ["png", "jpeg", "webp"] as const;
 export type ExportFormat = typeof EXPORT_FORMATS[number];
@@ -26,8 +26,7 @@ export const EXTENSIONS: Record<ExportFormat, string> = { png: "png", jpeg: "jpg
 export const MAX_PIXELS = MAX_IMAGE_PIXELS;
 // The largest canvas side browsers allow; larger sides are almost always bombs.
 export const MAX_SIDE = MAX_IMAGE_SIDE;
-// WebP stores each side in 14 bits: a taller image cannot be written as WebP at all.
-export const WEBP_MAX_SIDE = 16_383;
+export { WEBP_MAX_SIDE };
 
 export interface JpegSettings {
   quality: number;
@@ -98,11 +97,23 @@ export const PRESETS: Record<QualityPreset, PresetSettings> = {
   },
 };
 
+/**
+ * The encoder settings of an export: its preset's, with an explicit JPEG and WebP quality in place
+ * of the preset's where one was given (a capture re-encoded at the quality its request named).
+ */
+export function settingsOf(plan: { preset: QualityPreset; quality?: number }): PresetSettings {
+  const preset = PRESETS[plan.preset];
+  if (plan.quality === undefined) return preset;
+  return { ...preset, jpeg: { ...preset.jpeg, quality: plan.quality }, webpQuality: plan.quality };
+}
+
 /** Everything an encoder needs to know about one export, decided before decoding. */
 export interface ExportPlan {
   kind: ImageKind;
   format: ExportFormat;
   preset: QualityPreset;
+  /** JPEG and WebP quality 1..100 instead of the preset's. */
+  quality?: number;
   /** EXIF orientation 1..8 of the input (1 when absent); applied to the pixels. */
   orientation: number;
   /** Whether the input can carry transparency; PNG output keeps an alpha channel only then. */

@@ -15,6 +15,7 @@ import {
   MAX_PIXELS,
   PALETTE,
   PRESETS,
+  settingsOf,
   WEBP_METHOD,
 } from "./presets.ts";
 
@@ -70,7 +71,7 @@ export async function exportWithSharp(
   sharp: Sharp,
   { input, plan, encodeLossless }: SharpExport,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const settings = PRESETS[plan.preset];
+  const settings = settingsOf(plan);
   // Defence in depth: the header check already refused larger images.
   const options = { limitInputPixels: MAX_PIXELS, animated: false };
   let image = plan.cmyk && !(await sharp(input, options).metadata()).hasProfile

@@ -22,7 +22,7 @@ import {
   type Quantised,
   quantisePng,
 } from "./png_wasm.ts";
-import { type ExportPlan, type ImageKind, PRESETS, WEBP_METHOD } from "./presets.ts";
+import { type ExportPlan, type ImageKind, PRESETS, settingsOf, WEBP_METHOD } from "./presets.ts";
 import * as modules from "./wasm_modules.js";
 
 // jSquash's typings only declare init(options); at run time the first argument may be the module.
@@ -130,10 +130,10 @@ async function throughGreyProfile(pixels: Pixels, profile: Uint8Array): Promise<
 /** Encodes upright RGBA pixels at a preset; JPEG is flattened onto white first. */
 export async function encodeWasm(
   pixels: Pixels,
-  plan: Pick<ExportPlan, "format" | "preset" | "hasAlpha">,
+  plan: Pick<ExportPlan, "format" | "preset" | "hasAlpha" | "quality">,
 ): Promise<Uint8Array<ArrayBuffer>> {
   await instantiate();
-  const settings = PRESETS[plan.preset];
+  const settings = settingsOf(plan);
   try {
     if (plan.format === "png") {
       return await encodePngPreset(pixels, { png: settings.png, hasAlpha: plan.hasAlpha });

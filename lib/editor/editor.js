@@ -7,7 +7,7 @@
 // canvas, export or copy it. Plain ES modules, no build step; every request stays on this
 // origin (CSP connect-src 'self'). Type-checked against the DOM by `deno task check`.
 import { drawPostCard } from "./card.js";
-import { framedPng, render, setSource, sourceName } from "./frame.js";
+import { browserBarOf, framedPng, render, setSource, sourceName } from "./frame.js";
 import "./own_image.js";
 import { parsePostRef } from "./post.js";
 import { rememberSettings } from "./settings.js";
@@ -106,7 +106,9 @@ els.captureForm.addEventListener("submit", (event) => {
     const shot = await res.json();
     const bitmap = await createImageBitmap(base64ToBlob(shot.screenshot, "image/png"));
     signal.throwIfAborted();
-    setSource(bitmap, new URL(shot.url).hostname, scale);
+    const bar = await browserBarOf(shot);
+    signal.throwIfAborted();
+    setSource(bitmap, new URL(shot.url).hostname, scale, bar);
     const origin = shot.cached ? "from the cache" : "fresh";
     const cut = shot.truncated ? ", cut at the size limit" : "";
     return `Captured ${shot.url} (${bitmap.width}×${bitmap.height}, ${origin}${cut}).`;

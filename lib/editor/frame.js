@@ -4,11 +4,17 @@
 /// <reference lib="dom.iterable" />
 /// <reference lib="esnext" />
 // The frame: whatever is being framed (capture, post card or own image) drawn on the visible
-// canvas with background, padding, rounded corners and shadow.
+// canvas with background, padding, rounded corners and shadow, and for a capture, when asked, a
+// browser bar with the page's title and icon.
 import { refreshControls } from "./status.js";
 import { byId, context2d } from "./shared.js";
 
 /** @typedef {ImageBitmap | HTMLCanvasElement} Drawable */
+/**
+ * What a capture's browser bar shows, from the capture's own answer (its `page`).
+ * @typedef {{ title: string, host: string, themeColor: string | null,
+ *   icon: HTMLImageElement | null }} BrowserBar
+ */
 
 const els = {
   stage: byId("stage", HTMLElement),
@@ -25,6 +31,7 @@ const inputs = {
   padding: byId("padding", HTMLInputElement),
   radius: byId("radius", HTMLInputElement),
   shadow: byId("shadow", HTMLInputElement),
+  browserBar: byId("browser-bar", HTMLInputElement),
 };
 const outputs = {
   padding: byId("padding-out", HTMLOutputElement),
@@ -39,7 +46,7 @@ const TALL_RATIO = 2.5;
 /**
  * What is being framed: a bitmap or canvas, a name for the download, and its pixels per CSS
  * pixel (a capture at scale 2 has twice the pixels of the page it shows).
- * @type {{ image: Drawable, name: string, scale: number } | null}
+ * @type {{ image: Drawable, name: string, scale: number, bar: BrowserBar | null } | null}
  */
 let source = null;
 
@@ -57,6 +64,7 @@ function frameSettings() {
     padding: Number(value("padding")),
     radius: Number(value("radius")),
     shadow: Number(value("shadow")),
+    browserBar: inputs.browserBar.checked,
   };
 }
 
@@ -65,9 +73,10 @@ function frameSettings() {
  * @param {Drawable} image
  * @param {string} name used in the download's file name
  * @param {number} [scale] pixels per CSS pixel of `image` (a capture's `scale`)
+ * @param {BrowserBar | null} [bar] a capture's title bar
  */
-export function setSource(image, name, scale = 1) {
-  source = { image, name, scale };
+export function setSource(image, name, scale = 1, bar = null) {
+  source = { image, name, scale, bar };
   els.empty.hidden = true;
   els.canvas.hidden = false;
   els.exportResult.textContent = "";
@@ -86,12 +95,15 @@ export function render() {
   inputs.to.disabled = settings.background !== "gradient";
   inputs.from.disabled = settings.background === "none";
   if (!source) return;
-  const { width: w, height: h } = source.image;
+  const { width: w, height: image } = source.image;
   const scale = source.scale;
   // Sliders are in units of a 1000 CSS px wide image, so the look depends neither on capture
   // size nor on scale: a 2x capture is framed like the 1x one, in twice the pixels.
   const unit = (Math.max(w / scale, 600) * scale) / 1000;
   const pad = Math.round((w * settings.padding) / 100);
+  // The browser bar sits on top of the image inside the same rounded window.
+  const barHeight = settings.browserBar && source.bar ? Math.round(44 * unit) : 0;
+  const h = image + barHeight;
   const radius = Math.min(settings.radius * unit, w / 2, h / 2);
   const blur = settings.shadow * unit;
   const canvas = els.canvas;
@@ -135,8 +147,101 @@ export function render() {
   ctx.beginPath();
   ctx.roundRect(pad, pad, w, h, radius);
   ctx.clip();
-  ctx.drawImage(source.image, pad, pad);
+  ctx.drawImage(source.image, pad, pad + barHeight);
+  if (barHeight && source.bar) drawBar(ctx, source.bar, { x: pad, y: pad, w, h: barHeight });
   ctx.restore();
+}
+
+const BAR_FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+
+/**
+ * The browser bar: window buttons, the page's icon (or its host's initial on the theme colour)
+ * and its title, on the page's theme colour or a neutral grey.
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {BrowserBar} bar
+ * @param {{ x: number, y: number, w: number, h: number }} box
+ */
+function drawBar(ctx, bar, box) {
+  const { x, y, w, h } = box;
+  const background = bar.themeColor ?? "#e8eaee";
+  ctx.fillStyle = background;
+  ctx.fillRect(x, y, w, h);
+  const dark = luminance(ctx, background) < 0.5;
+  const r = h * 0.14;
+  ["#ff5f57", "#febc2e", "#28c840"].forEach((colour, i) => {
+    ctx.fillStyle = colour;
+    ctx.beginPath();
+    ctx.arc(x + h * 0.5 + i * h * 0.45, y + h / 2, r, 0, 2 * Math.PI);
+    ctx.fill();
+  });
+  const size = Math.round(h * 0.45);
+  const iconX = x + h * 1.9;
+  const iconY = y + (h - size) / 2;
+  if (bar.icon) {
+    ctx.drawImage(bar.icon, iconX, iconY, size, size);
+  } else {
+    ctx.fillStyle = dark ? "#ffffff" : "#5d6470";
+    ctx.beginPath();
+    ctx.roundRect(iconX, iconY, size, size, size * 0.25);
+    ctx.fill();
+    ctx.fillStyle = background;
+    ctx.font = `600 ${Math.round(size * 0.7)}px ${BAR_FONT}`;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    ctx.fillText((bar.host[0] ?? "?").toUpperCase(), iconX + size / 2, iconY + size / 2);
+  }
+  ctx.fillStyle = dark ? "#f1f3f5" : "#1f2328";
+  ctx.font = `${Math.round(h * 0.34)}px ${BAR_FONT}`;
+  ctx.textAlign = "left";
+  ctx.textBaseline = "middle";
+  const left = iconX + size + h * 0.3;
+  ctx.fillText(bar.title, left, y + h / 2, Math.max(0, x + w - left - h * 0.4));
+}
+
+/**
+ * The relative luminance (0 to 1) of any CSS colour, read back through the canvas.
+ * @param {CanvasRenderingContext2D} ctx
+ * @param {string} colour
+ */
+function luminance(ctx, colour) {
+  ctx.save();
+  ctx.fillStyle = "#000";
+  ctx.fillStyle = colour; // an unparseable colour leaves black
+  const hex = String(ctx.fillStyle);
+  ctx.restore();
+  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(hex);
+  if (!m) return 1;
+  const [r, g, b] = [m[1], m[2], m[3]].map((v) => parseInt(v, 16) / 255);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+/**
+ * The browser bar of a capture answer. Its icon is drawn only when it can be without tainting the
+ * canvas: fetched through the service's own image proxy, which serves only the allowlisted media
+ * hosts (named on the stage element); any other icon is the host's initial, never a cross-origin
+ * load.
+ * @param {{ url: string, page?: { title: string | null, themeColor: string | null,
+ *   favicon: string | null } }} shot
+ * @returns {Promise<BrowserBar>}
+ */
+export async function browserBarOf(shot) {
+  const host = shot.url.startsWith("http") ? new URL(shot.url).hostname : "";
+  const page = shot.page;
+  const hosts = (els.stage.dataset.mediaHosts ?? "").split(" ");
+  /** @type {HTMLImageElement | null} */
+  let icon = null;
+  const favicon = page?.favicon ? new URL(page.favicon) : null;
+  if (favicon?.protocol === "https:" && hosts.includes(favicon.hostname)) {
+    const img = new Image();
+    img.src = `/api/image-proxy?url=${encodeURIComponent(favicon.href)}`;
+    icon = await img.decode().then(() => img, () => null);
+  }
+  return {
+    title: page?.title ?? (host || "Untitled"),
+    host: host || "html",
+    themeColor: page?.themeColor ?? null,
+    icon,
+  };
 }
 
 /** The framed canvas as PNG bytes (what export and copy start from). */

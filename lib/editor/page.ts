@@ -1,5 +1,6 @@
 import { html } from "hono/html";
 import { pageHead } from "../http/html_page.ts";
+import { MEDIA_HOSTS } from "../upstreams.ts";
 import {
   EXPORT_FORMATS,
   type ExportFormat,
@@ -216,6 +217,7 @@ export function editorPage({ assets, maxUploadBytes }: EditorPageOptions) {
                 ${slider("padding", "Padding (%)", 0, 20, 6)}
                 ${slider("radius", "Rounded corners", 0, 40, 12)}
                 ${slider("shadow", "Shadow", 0, 100, 40)}
+                ${checkbox("browser-bar", "browserBar", "Browser bar (page title and icon)")}
               </form>
             </section>
             <section class="card" aria-labelledby="export-title">
@@ -244,7 +246,8 @@ export function editorPage({ assets, maxUploadBytes }: EditorPageOptions) {
               </form>
             </section>
           </div>
-          <section class="stage" id="stage" aria-labelledby="stage-title" aria-busy="false">
+          <section class="stage" id="stage" aria-labelledby="stage-title" aria-busy="false"
+            data-media-hosts="${MEDIA_HOSTS.join(" ")}">
             <h2 id="stage-title" class="visually-hidden">Preview</h2>
             <div class="status-bar">
               <progress id="progress" aria-label="Working" hidden></progress>

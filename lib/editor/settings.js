@@ -28,6 +28,7 @@ const REMEMBERED = [
   "padding",
   "radius",
   "shadow",
+  "browserBar",
   "format",
   "qualityPreset",
 ];

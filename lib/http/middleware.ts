@@ -68,7 +68,8 @@ const JSON_CONTENT_TYPE = /^\s*application\/([a-z0-9.-]+\+)?json\s*(;|$)/i;
 export function utf8JsonBody(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (JSON_CONTENT_TYPE.test(c.req.header("Content-Type") ?? "")) {
-      // After the body limit: at most 64 KiB. A read that breaks off is the client's error.
+      // After the body limit (64 KiB, more for a capture's html). A read that breaks off is the
+      // client's error.
       const bytes = await c.req.arrayBuffer().catch((error) => {
         throw error instanceof ApiError ? error : unreadableBody();
       });

@@ -59,7 +59,28 @@ export function negotiate<T extends string>(accept: string | undefined, offers: 
   return chosen;
 }
 
+/** Whether the client accepts `mediaType` at all (an absent Accept header accepts anything). */
+export function accepts(accept: string | undefined, mediaType: string): boolean {
+  if (!accept?.trim()) return true;
+  return qualityOf(parseAccept(accept), mediaType) > 0;
+}
+
 /** True when the client prefers Markdown over `fallback` (text/html or application/json). */
 export function wantsMarkdown(accept: string | undefined, fallback: string): boolean {
   return negotiate(accept, [fallback, "text/markdown"]) === "text/markdown";
+}
+
+/**
+ * The offers the Accept header names exactly (not through a wildcard) with a quality above 0,
+ * most preferred first; ties keep the order of `offers`.
+ */
+export function namedOffers<T extends string>(accept: string | undefined, offers: T[]): T[] {
+  if (!accept?.trim()) return [];
+  const ranges = parseAccept(accept);
+  const named = offers.flatMap((offer) => {
+    const [type, subtype] = offer.split("/");
+    const range = ranges.find((r) => r.type === type && r.subtype === subtype);
+    return range && range.q > 0 ? [{ offer, q: range.q }] : [];
+  });
+  return named.sort((a, b) => b.q - a.q).map((n) => n.offer);
 }

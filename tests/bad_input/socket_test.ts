@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createCaptureApp } from "../helpers/capture_app.ts";
 import { assertEnvelope } from "../helpers/envelope.ts";
 import { within10s } from "../helpers/fault_checks.ts";
+import { SCREENSHOT_BODY_LIMIT } from "../../lib/capture/mod.ts";
 
 async function serve() {
   const t = await createCaptureApp();
@@ -32,13 +33,13 @@ async function serve() {
 
 const JSON_TYPE = { "Content-Type": "application/json" };
 
-Deno.test("a 100 KB URL is 413, an 8 KB+ URL under the body limit is 400 invalid_url", async () => {
+Deno.test("past the capture body limit is 413, a 100 KB URL under it is 400", async () => {
   await using s = await serve();
-  const huge = JSON.stringify({ url: `https://example.com/${"a".repeat(100 * 1024)}` });
+  const huge = JSON.stringify({ url: `https://example.com/${"a".repeat(SCREENSHOT_BODY_LIMIT)}` });
   const res = await s.post("/api/screenshot", huge, JSON_TYPE);
   const body = await assertEnvelope(s.app, res, 413, "invalid_request");
-  assert.match(String(body.hint), /65536 bytes/);
-  const long = JSON.stringify({ url: `https://example.com/${"a".repeat(60 * 1024)}` });
+  assert.match(String(body.hint), new RegExp(`${SCREENSHOT_BODY_LIMIT} bytes`));
+  const long = JSON.stringify({ url: `https://example.com/${"a".repeat(100 * 1024)}` });
   await assertEnvelope(s.app, await s.post("/api/screenshot", long, JSON_TYPE), 400, "invalid_url");
   assert.equal(s.capture.jobs.length, 0);
   await s.assertHealthy();
@@ -115,11 +116,11 @@ function concatText(...parts: string[]): Uint8Array {
 
 Deno.test("deeply nested JSON is 4xx, never a crash or a stack overflow", async () => {
   await using s = await serve();
-  // 100000 levels is over the 64 KiB limit: refused before parsing.
-  const over = await s.post("/api/screenshot", "[".repeat(100_000), JSON_TYPE);
+  // Past the capture body limit: refused before parsing.
+  const over = await s.post("/api/screenshot", "[".repeat(SCREENSHOT_BODY_LIMIT + 1), JSON_TYPE);
   await assertEnvelope(s.app, over, 413, "invalid_request");
   // Under the limit the parser and the schema see it: still a plain 400.
-  for (const body of ["[".repeat(65_000), `{"url":${"[".repeat(30_000)}${"]".repeat(30_000)}}`]) {
+  for (const body of ["[".repeat(100_000), `{"url":${"[".repeat(30_000)}${"]".repeat(30_000)}}`]) {
     const res = await s.post("/api/screenshot", body, JSON_TYPE);
     assert.equal(res.status, 400);
     await assertEnvelope(s.app, res, 400, (await res.clone().json()).code);

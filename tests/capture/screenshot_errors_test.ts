@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { SCREENSHOT_BODY_LIMIT } from "../../lib/capture/mod.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { createCaptureApp } from "../helpers/capture_app.ts";
 import { assertEnvelope } from "../helpers/envelope.ts";
@@ -26,7 +27,8 @@ Deno.test("bad requests are refused with the right code before any capture", asy
       [{ url: "https://example.com", deviceType: "tablet" }, 400, "unsupported_value"],
       [{ url: "https://example.com", colorScheme: "blue" }, 400, "unsupported_value"],
       [{ url: "https://example.com", forceRefresh: "yes" }, 400, "invalid_request"],
-      [{ url: `https://example.com/${"a".repeat(70_000)}` }, 413, "invalid_request"],
+      [{ url: `https://example.com/${"a".repeat(70_000)}` }, 400, "invalid_url"],
+      [{ html: "x".repeat(SCREENSHOT_BODY_LIMIT) }, 413, "invalid_request"],
     ];
     for (const [body, status, code] of cases) {
       const res = await t.shoot(body);
@@ -154,7 +156,13 @@ Deno.test("the capture operation is documented in /openapi.json and /llms.txt", 
     assert.ok(post.responses["200"].headers["X-Cache"]);
     assert.equal(document.paths["/api/screenshot"].get.operationId, "captureScreenshotMethodProbe");
     const request = document.components.schemas.ScreenshotRequest;
-    assert.deepEqual(request.required, ["url"]);
+    // Exactly one of url and html: neither is required by the schema alone (the route says 400).
+    assert.equal(request.required, undefined);
+    assert.ok(request.properties.url && request.properties.html);
+    assert.deepEqual(
+      Object.keys(post.responses["200"].content).sort(),
+      ["application/json", "image/jpeg", "image/png", "image/webp"],
+    );
     assert.deepEqual(request.example, {
       url: "https://example.com",
       deviceType: "desktop",

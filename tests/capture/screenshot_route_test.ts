@@ -18,8 +18,10 @@ Deno.test("a desktop capture is a 1920x1080 PNG with its metadata and headers", 
       "cached",
       "colorScheme",
       "deviceType",
+      "format",
       "height",
       "httpStatus",
+      "page",
       "screenshot",
       "strategy",
       "url",
@@ -32,6 +34,7 @@ Deno.test("a desktop capture is a 1920x1080 PNG with its metadata and headers", 
     assert.equal(body.strategy, "test-solid");
     assert.equal(body.deviceType, "desktop");
     assert.equal(body.colorScheme, "light");
+    assert.equal(body.format, "png");
     assert.doesNotMatch(body.screenshot, /^data:/);
     assert.deepEqual(pngSize(pngOf(body)), { width: 1920, height: 1080 });
     assert.ok(shadeOf(pngOf(body)) > 128, "light scheme gives light pixels");

@@ -11,6 +11,7 @@ import { ApiError } from "../../lib/errors.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import {
   PROBE_ALL_BLOCKED,
+  probeScript,
   probeSite,
   schemePage,
   servePages,
@@ -162,6 +163,18 @@ Deno.test("no capture request reaches a private address, whatever form it takes"
         assert.ok(f.refusedHosts().includes(`rebind.test:${s}`));
       },
     );
+    await t.step("an html document reaches no further than a page at a URL", async () => {
+      f.expectReport();
+      // Its base is the public site, so the probe's report and final image go there.
+      const result = await f.capturer.capture({
+        url: "about:blank",
+        html: `<base href="http://public.test/">${schemePage(probeScript(s))}`,
+        deviceType: "desktop",
+        colorScheme: "light",
+      });
+      assert.equal(result.targetStatus, null);
+      assert.deepEqual(f.report(), PROBE_ALL_BLOCKED);
+    });
     assert.equal(f.secret.hits.size, 0, `private server reached: ${[...f.secret.hits.keys()]}`);
   } finally {
     await f.close();

@@ -14,6 +14,8 @@ import { runBoundarySelfTest, warnIfUntested } from "./boundary_probe.ts";
 import { filtersFor, interceptRequests } from "../page/adblock.ts";
 import type { AdFilters } from "../filter_lists.ts";
 import { render } from "../page/render.ts";
+import { applyEmulation } from "../page/emulation.ts";
+import { blockSockets } from "../page/request_blocking.ts";
 import { closeOpenedTargets } from "../page/lockdown.ts";
 import type { Cidr } from "../../egress/cidr.ts";
 import type { CaptureBackendStatus, CaptureJob, Capturer, CaptureResult } from "../types.ts";
@@ -148,9 +150,13 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
           });
           // The egress proxy is this backend's boundary, so the ad filter intercepts alone.
           if (blocked) await interceptRequests(page, blocked);
+          // Per capture, on this capture's page only: the context is closed after it.
+          await applyEmulation(page, job);
+          await blockSockets(page, job.options);
           const rendered = await render(page, {
             session,
             url: job.url,
+            html: job.html,
             timeoutMs,
             options: job.options,
             engine,

@@ -6,6 +6,8 @@ import { type FiltersEngine, Request as FilterRequest } from "@ghostery/adblocke
 import type { HTTPRequest, Page } from "puppeteer-core";
 import { PageFailure } from "./page_failure.ts";
 import type { AdFilters } from "../filter_lists.ts";
+import type { CaptureOptions } from "../request/options.ts";
+import { optionsRequestBlocker } from "./request_blocking.ts";
 
 /** Decides whether one request of the page is dropped. */
 export type RequestBlocker = (request: HTTPRequest) => boolean;
@@ -25,20 +27,25 @@ export function requireEngine(filters: AdFilters | undefined): FiltersEngine {
 }
 
 /**
- * What blockAds and hideAnnoyances need for one capture: the ad engine (it hides ad slots before
- * the shot) with the request blocker for the page's interceptor, and the annoyance engine (its
- * element rules hide chat widgets and pop-ups); each absent when the job did not ask for it, a
- * PageFailure when the job asked but its lists are not loaded. Both backends wire the filters through here.
+ * What blockAds, hideAnnoyances, blockResources and blockRequests need for one capture: the ad
+ * engine (it hides ad slots before the shot), the request blocker for the page's interceptor (ads,
+ * resource types and URL patterns in one test), and the annoyance engine (its element rules hide
+ * chat widgets and pop-ups); each absent when the job did not ask for it, a PageFailure when the
+ * job asked but its lists are not loaded. Both backends wire the filters through here.
  */
 export function filtersFor(
   page: Page,
-  request: { options?: { blockAds?: boolean; hideAnnoyances?: boolean }; filters?: AdFilters },
+  request: { options?: CaptureOptions; filters?: AdFilters },
 ): { engine: FiltersEngine | null; blocked?: RequestBlocker; annoyances: FiltersEngine | null } {
   const { options = {}, filters } = request;
   const annoyances = options.hideAnnoyances ? requireAnnoyances(filters) : null;
-  if (!options.blockAds) return { engine: null, annoyances };
+  // blockResources and blockRequests share the one interception (request_blocking.ts).
+  const own = optionsRequestBlocker(page, options);
+  if (!options.blockAds) return { engine: null, ...(own && { blocked: own }), annoyances };
   const engine = requireEngine(filters);
-  return { engine, blocked: adRequestBlocker(engine, page), annoyances };
+  const ads = adRequestBlocker(engine, page);
+  const blocked: RequestBlocker = own ? (r) => own(r) || ads(r) : ads;
+  return { engine, blocked, annoyances };
 }
 
 /**

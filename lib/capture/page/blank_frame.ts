@@ -25,6 +25,7 @@ export async function isBlankFrame(page: Page, png: Uint8Array): Promise<boolean
  * inflated as a stream and the first pixel that differs ends the work.
  */
 export async function isFlatPng(png: Uint8Array): Promise<boolean> {
+  // A jpeg or webp shot (format) is not judged: only a PNG's rows can be read this cheaply.
   const { width, height, channels } = pngHeader(png);
   if (channels === 0) return false;
   if (png.length > height * (FLAT_ROW_BYTES + width * channels * FLAT_BYTES_PER_ROW_BYTE)) {

@@ -25,9 +25,15 @@ export async function documentHeight(page: Page): Promise<number> {
   return typeof measured === "number" && measured > 0 ? Math.ceil(measured) : 0;
 }
 
-/** The capture cap in CSS px of height for the page's viewport width at `scale`. */
-export function captureCap(page: Page, scale: number): number {
-  return maxCaptureHeight(page.viewport()?.width ?? 0, scale);
+/** How big an image may be: its scale and its longest side in device px (the cap). */
+export interface ImageBounds {
+  scale: number;
+  maxSide: number;
+}
+
+/** The capture cap in CSS px of height for the page's viewport width. */
+export function captureCap(page: Page, bounds: ImageBounds): number {
+  return maxCaptureHeight(page.viewport()?.width ?? 0, bounds.scale, bounds.maxSide);
 }
 
 /**
@@ -67,10 +73,10 @@ const NUDGE_SCRIPT = `async (maxHeight, budget) => {
 /** Scrolls through the part of the page a full-page shot covers, so lazy content loads. */
 export async function nudgeLazyContent(
   page: Page,
-  options: { scale: number; budgetMs: number },
+  options: ImageBounds & { budgetMs: number },
 ): Promise<void> {
   if (options.budgetMs <= 0) return;
-  const cap = captureCap(page, options.scale);
+  const cap = captureCap(page, options);
   await page.evaluate(`(${NUDGE_SCRIPT})(${cap}, ${Math.round(options.budgetMs)})`);
 }
 
@@ -130,9 +136,9 @@ export async function unrollScrollContainer(
 }
 
 /** The whole page from the top, the viewport's width, at most the cap tall. */
-export async function fullPageArea(page: Page, scale: number): Promise<ShotArea> {
+export async function fullPageArea(page: Page, bounds: ImageBounds): Promise<ShotArea> {
   const width = page.viewport()?.width ?? 0;
-  const cap = captureCap(page, scale);
+  const cap = captureCap(page, bounds);
   const height = await documentHeight(page) || cap;
   return { clip: { x: 0, y: 0, width, height: Math.min(height, cap) }, truncated: height > cap };
 }
@@ -148,16 +154,16 @@ const ELEMENT_BOX_SCRIPT = `(selector) => {
 /** The first element matching `selector`, cut at the cap; 400 when there is none or it is empty. */
 export async function elementArea(
   page: Page,
-  options: { selector: string; scale: number },
+  options: ImageBounds & { selector: string },
 ): Promise<ShotArea> {
-  const { selector, scale } = options;
+  const { selector } = options;
   const box = await page.evaluate(
     `(${ELEMENT_BOX_SCRIPT})(${JSON.stringify(selector)})`,
   ) as CaptureRect | null;
   if (!box || box.width < 1 || box.height < 1) {
     throw new PageFailure({ kind: "no_element", selector });
   }
-  return cutToCap(snapToPixels(box), scale);
+  return cutToCap(snapToPixels(box), options);
 }
 
 // Runs in the page: the document's scrollable size.
@@ -167,9 +173,9 @@ const DOC_SIZE = `({ width: Math.max(document.documentElement.scrollWidth,
 /** A clip rectangle cut to the document and to the cap; `truncated` when either cut it. */
 export async function clipArea(
   page: Page,
-  options: { rect: CaptureRect; scale: number },
+  options: ImageBounds & { rect: CaptureRect },
 ): Promise<ShotArea> {
-  const { rect, scale } = options;
+  const { rect } = options;
   const doc = await page.evaluate(DOC_SIZE) as { width: number; height: number };
   const x = Math.min(Math.max(0, Math.floor(rect.x)), Math.max(0, doc.width - 1));
   const y = Math.min(Math.max(0, Math.floor(rect.y)), Math.max(0, doc.height - 1));
@@ -177,7 +183,7 @@ export async function clipArea(
   const height = Math.max(1, Math.min(Math.ceil(rect.y + rect.height), doc.height) - y);
   const inDocument = x === rect.x && y === rect.y && width === rect.width &&
     height === rect.height;
-  const area = cutToCap({ x, y, width, height }, scale);
+  const area = cutToCap({ x, y, width, height }, options);
   return { clip: area.clip, truncated: area.truncated || !inDocument };
 }
 
@@ -193,10 +199,11 @@ function snapToPixels(box: CaptureRect): CaptureRect {
   };
 }
 
-/** A rectangle no taller (and no wider) than the cap allows at `scale`. */
-function cutToCap(rect: CaptureRect, scale: number): ShotArea {
-  const width = Math.min(rect.width, maxCaptureHeight(1, scale));
-  const height = Math.min(rect.height, maxCaptureHeight(width, scale));
+/** A rectangle no taller (and no wider) than the cap allows. */
+function cutToCap(rect: CaptureRect, bounds: ImageBounds): ShotArea {
+  const { scale, maxSide } = bounds;
+  const width = Math.min(rect.width, maxCaptureHeight(1, scale, maxSide));
+  const height = Math.min(rect.height, maxCaptureHeight(width, scale, maxSide));
   return {
     clip: { ...rect, width, height },
     truncated: width < rect.width || height < rect.height,

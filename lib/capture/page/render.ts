@@ -9,7 +9,9 @@
 import type { FiltersEngine } from "@ghostery/adblocker";
 import type { Page } from "puppeteer-core";
 import { withTimeout } from "../../timeout.ts";
-import type { CaptureOptions } from "../request/options.ts";
+import type { CaptureOptions, ImageFormat } from "../request/options.ts";
+import type { PageMetadata } from "../types.ts";
+import { readPageMetadata } from "./metadata.ts";
 import type { Credentials } from "../request/credentials.ts";
 import {
   awaitConsentReload,
@@ -50,7 +52,7 @@ import {
   unrollScrollContainer,
 } from "./full_page.ts";
 import { planShot, type ShotPlan } from "./shot_plan.ts";
-import { shootArea, shootViewport } from "./shoot.ts";
+import { shootArea, shootViewport, type Shot, type ShotStyle } from "./shoot.ts";
 import { scrollShot } from "./scroll_shot.ts";
 
 // Extra time after DOMContentLoaded for load, lazy images, fonts and network quiet.
@@ -64,8 +66,16 @@ const NUDGE_BUDGET_MS = 3_000;
 const WALK_SETTLE_MS = 8_000;
 
 export interface Rendered {
+  /** The image, in `format`. */
   png: Uint8Array;
+  /**
+   * The image's format: the job's (png unless options.format says otherwise), or png where it
+   * was joined from screens or bands; the capture layer then re-encodes it (capture/transcode.ts).
+   */
+  format: ImageFormat;
   targetStatus: number | null;
+  /** What the page says about itself, read once it settled (metadata.ts). */
+  page?: PageMetadata;
   /** A full page, element or clip was cut (at the size cap, or to the document). */
   truncated?: boolean;
 }
@@ -74,6 +84,8 @@ export interface RenderRequest {
   // Only its refusals are read: the remote backend passes its request guard here.
   session: RefusalLog;
   url: string;
+  /** A document rendered instead of loading `url` (about:blank). */
+  html?: string;
   /** CAPTURE_TIMEOUT_MS: the document's budget, and the budget of every option's wait. */
   timeoutMs: number;
   options?: CaptureOptions;
@@ -117,11 +129,16 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     else if (plan.target.kind === "full_page") {
       await page.evaluateOnNewDocument(LAZY_HINTS_SCRIPT);
     }
-    // Navigate.
+    // Navigate. An html job writes its document into the page's about:blank instead: no main
+    // response, so no target status; its subresources load like a page's, through the boundary.
+    const navigation = { waitUntil: "domcontentloaded", timeout: timeoutMs } as const;
     const response = await traced(
       "capture.navigation",
       {},
-      () => page.goto(url, { waitUntil: "domcontentloaded", timeout: timeoutMs }),
+      () =>
+        request.html !== undefined
+          ? page.setContent(request.html, navigation).then(() => null)
+          : page.goto(url, navigation),
     );
     network.mainResponse ??= response;
     rejectProxyAnswer(network, session);
@@ -141,6 +158,8 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     await interact(page, options, budgetEnd);
     const settling: SettleContext = { budgetEnd, idle: (until) => network.idle(until) };
     const settled = plan.settled ? await settleTraced(page, settling) : null;
+    // Once settled and before any scrolling: what the page says about itself.
+    const metadata = await traced("capture.metadata", {}, () => readPageMetadata(page));
     // Shoot.
     const context: ShotContext = { page, plan, request, settling, settled };
     let shot;
@@ -153,7 +172,9 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
       shot = await shoot(context);
     }
     return {
-      png: shot.png,
+      png: shot.image,
+      format: shot.format,
+      page: metadata,
       targetStatus: network.mainResponse?.status() ?? null,
       ...(shot.truncated ? { truncated: true } : {}),
     };
@@ -171,47 +192,58 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
 }
 
 /** Hides what was asked and shoots the plan's target. */
-async function shoot(context: ShotContext): Promise<{ png: Uint8Array; truncated: boolean }> {
+async function shoot(context: ShotContext): Promise<Shot & { truncated: boolean }> {
   const { page, plan, request, settling } = context;
   const { target, scale } = plan;
-  const style = { scale, transparent: plan.transparent };
+  const style: ShotStyle = {
+    scale,
+    transparent: plan.transparent,
+    format: plan.format,
+    ...(plan.quality !== undefined ? { quality: plan.quality } : {}),
+  };
+  const bounds = { scale, maxSide: plan.maxSide };
   await hideElements(page, { ...request, options: request.options ?? {} });
   switch (target.kind) {
-    case "viewport":
-      return { png: await guarded(context, () => shootViewport(page, style)), truncated: false };
+    case "viewport": {
+      const image = await guarded(context, () => shootViewport(page, style));
+      return { image, format: style.format, truncated: false };
+    }
     case "element":
     case "clip": {
       const area = target.kind === "element"
-        ? await elementArea(page, { selector: target.selector, scale })
-        : await clipArea(page, { rect: target.rect, scale });
-      const png = await guarded(context, () => shootArea(page, { clip: area.clip, style }));
-      return { png, truncated: area.truncated };
+        ? await elementArea(page, { ...bounds, selector: target.selector })
+        : await clipArea(page, { ...bounds, rect: target.rect });
+      let shot = await shootArea(page, { clip: area.clip, style });
+      if (await isBlank(context, shot.image)) {
+        shot = await retried(context, () => shootArea(page, { clip: area.clip, style }));
+      }
+      return { ...shot, truncated: area.truncated };
     }
     case "full_page": {
       const unrolled = await unrollScrollContainer(page);
       if (unrolled) request.log?.info("full page: scroll container unrolled", unrolled);
       if (!plan.settled) {
         await nudgeLazyContent(page, {
-          scale,
+          ...bounds,
           budgetMs: remaining(settling.budgetEnd, NUDGE_BUDGET_MS),
         });
-        const area = await fullPageArea(page, scale);
-        return {
-          png: await shootArea(page, { clip: area.clip, style }),
-          truncated: area.truncated,
-        };
+        const area = await fullPageArea(page, bounds);
+        return { ...await shootArea(page, { clip: area.clip, style }), truncated: area.truncated };
       }
       // The unrolled container's content reacts to being in view (its observers, lazy images).
       if (unrolled) await settleBand(page, settling);
+      // Screens are joined as PNG; the capture layer re-encodes the whole to the format asked.
+      const screenStyle: ShotStyle = { scale, transparent: plan.transparent, format: "png" };
       return await traced("capture.scroll_shot", {}, async (span) => {
         const walked = await scrollShot(page, {
-          style,
-          shootFirst: () => guarded(context, () => shootViewport(page, style)),
+          style: screenStyle,
+          maxSide: plan.maxSide,
+          shootFirst: () => guarded(context, () => shootViewport(page, screenStyle)),
           settleHere: () => settleBand(page, settling),
           settleUntil: Math.max(settling.budgetEnd, performance.now() + WALK_SETTLE_MS),
         });
         span.setAttribute("screens", walked.screens);
-        return walked;
+        return { image: walked.png, format: "png", truncated: walked.truncated };
       });
     }
   }
@@ -220,15 +252,24 @@ async function shoot(context: ShotContext): Promise<{ png: Uint8Array; truncated
 /**
  * A settled shot that came out one flat colour while the page has content (still fading in as
  * a whole, past what the settle could bring about) is taken once more after a second settle. A
- * page still from the start (nothing pending, animating or in flight) shows what it is.
+ * page still from the start (nothing pending, animating or in flight) shows what it is. Only a
+ * PNG is judged (a jpeg or webp shot is taken once).
  */
 async function guarded(
   context: ShotContext,
   take: () => Promise<Uint8Array>,
 ): Promise<Uint8Array> {
-  const { page, plan, settled, settling, request } = context;
-  const png = await take();
-  if (!plan.settled || settled?.still || !await isBlankFrame(page, png)) return png;
+  const image = await take();
+  return await isBlank(context, image) ? await retried(context, take) : image;
+}
+
+async function isBlank(context: ShotContext, image: Uint8Array): Promise<boolean> {
+  const { page, plan, settled } = context;
+  return plan.settled && !settled?.still && await isBlankFrame(page, image);
+}
+
+async function retried<T>(context: ShotContext, take: () => Promise<T>): Promise<T> {
+  const { page, plan, settling, request } = context;
   request.log?.info("blank frame: shooting again after a second settle", {
     target: plan.target.kind,
   });

@@ -14,6 +14,8 @@ import { shootViewport, type ShotStyle } from "./shoot.ts";
 
 export interface ScrollShot {
   style: ShotStyle;
+  /** The longest side the image may have in device px. */
+  maxSide: number;
   /** Shoots the first screen (at the top, already settled): the blank-frame guard may retry. */
   shootFirst(): Promise<Uint8Array>;
   /** Settles the page at the scroll position just reached; bounded, a best attempt. */
@@ -63,7 +65,7 @@ export async function scrollShot(page: Page, walk: ScrollShot): Promise<Scrolled
   const viewport = page.viewport();
   const screenHeight = viewport?.height ?? 0;
   const scale = walk.style.scale;
-  const cap = captureCap(page, scale);
+  const cap = captureCap(page, { scale, maxSide: walk.maxSide });
   const stitcher = createPngStitcher();
   let shown = 0;
   let screens = 0;

@@ -8,7 +8,7 @@ import { withTimeout } from "../../timeout.ts";
 import { traced } from "../../telemetry/trace.ts";
 import { createPngStitcher } from "../../codecs/png_stitch.ts";
 import { pngHeader } from "../../codecs/png_rows.ts";
-import type { CaptureRect } from "../request/options.ts";
+import type { CaptureRect, ImageFormat } from "../request/options.ts";
 import { PageFailure } from "./page_failure.ts";
 
 // A page whose main thread never yields cannot paint; give up on it rather than hang.
@@ -22,30 +22,46 @@ const ONE_CALL_DEVICE_PX = 16_384;
 
 export interface ShotStyle {
   scale: number;
-  /** No default white behind the page: the PNG keeps its alpha. */
+  /** No default white behind the page: the PNG (or WebP) keeps its alpha. */
   transparent: boolean;
+  /** Chromium encodes jpeg and webp itself: no PNG to decode and encode again. */
+  format: ImageFormat;
+  /** Of a jpeg or webp. */
+  quality?: number;
 }
 
-/** The PNG of what the viewport shows; a PageFailure when the page cannot paint. */
+/** An image and its format. */
+export interface Shot {
+  image: Uint8Array;
+  format: ImageFormat;
+}
+
+/** What the viewport shows, in the style's format; a PageFailure when the page cannot paint. */
 export async function shootViewport(page: Page, style: ShotStyle): Promise<Uint8Array> {
   return await screenshot(page, { clip: null, style });
 }
 
-/** The PNG of an area of the document, in one call or in bands past what one call can hold. */
+/**
+ * An area of the document: in one call in the style's format, or past what one call can hold in
+ * PNG bands joined into one PNG (the capture layer re-encodes it to the format asked for).
+ */
 export async function shootArea(
   page: Page,
   area: { clip: CaptureRect; style: ShotStyle },
-): Promise<Uint8Array> {
+): Promise<Shot> {
   const { clip, style } = area;
   const bandCss = Math.max(1, Math.floor(ONE_CALL_DEVICE_PX / style.scale));
-  if (clip.height <= bandCss) return await screenshot(page, { clip, style });
+  if (clip.height <= bandCss) {
+    return { image: await screenshot(page, { clip, style }), format: style.format };
+  }
+  const bandStyle = { ...style, format: "png" } as const;
   const stitcher = createPngStitcher();
   for (let y = clip.y; y < clip.y + clip.height; y += bandCss) {
     const height = Math.min(bandCss, clip.y + clip.height - y);
-    const png = await screenshot(page, { clip: { ...clip, y, height }, style });
+    const png = await screenshot(page, { clip: { ...clip, y, height }, style: bandStyle });
     stitcher.add({ png, skipRows: 0, rows: Math.min(pngHeader(png).height, height * style.scale) });
   }
-  return stitcher.finish();
+  return { image: stitcher.finish(), format: "png" };
 }
 
 async function screenshot(
@@ -57,7 +73,10 @@ async function screenshot(
   const png = await withTimeout(
     traced("capture.screenshot", {}, () =>
       page.screenshot({
-        type: "png",
+        type: style.format,
+        ...(style.format !== "png" && style.quality !== undefined
+          ? { quality: style.quality }
+          : {}),
         optimizeForSpeed: true,
         ...(clip ? { clip, captureBeyondViewport: true } : { captureBeyondViewport: false }),
         ...(style.transparent ? { omitBackground: true } : {}),

@@ -2,7 +2,13 @@
  * What one capture shoots and how, decided once from its options and carried down the render:
  * render.ts reads the plan at each step instead of asking the options again.
  */
-import type { CaptureOptions, CaptureRect } from "../request/options.ts";
+import {
+  type CaptureOptions,
+  type CaptureRect,
+  type ImageFormat,
+  MAX_CAPTURE_SIDE,
+  MAX_WEBP_SIDE,
+} from "../request/options.ts";
 
 /** The part of the page the image shows. */
 export type ShotTarget =
@@ -27,6 +33,11 @@ export interface ShotPlan {
   scale: number;
   /** No white behind the page: the PNG keeps the page's own alpha. */
   transparent: boolean;
+  /** The image format asked for, and the quality of a jpeg or webp. */
+  format: ImageFormat;
+  quality?: number;
+  /** The longest side the image may have in device px: the cap, lower for webp. */
+  maxSide: number;
 }
 
 /** The plan of a job's options: one target, in the order selector > clip > fullPage. */
@@ -43,5 +54,8 @@ export function planShot(options: CaptureOptions = {}): ShotPlan {
     settled: options.settle !== false,
     scale: options.scale ?? 1,
     transparent: options.transparent === true,
+    format: options.format ?? "png",
+    maxSide: options.format === "webp" ? MAX_WEBP_SIDE : MAX_CAPTURE_SIDE,
+    ...(options.quality !== undefined ? { quality: options.quality } : {}),
   };
 }

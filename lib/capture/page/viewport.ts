@@ -23,6 +23,8 @@ export async function applyViewport(page: Page, options: CaptureOptions): Promis
     isMobile: mobile,
     hasTouch: device ? mobile : current.hasTouch,
   });
-  const userAgent = device && deviceUserAgent(device, await page.browser().userAgent());
+  // The request's own userAgent (page/emulation.ts) wins over the device's.
+  const userAgent = !options.userAgent && device &&
+    deviceUserAgent(device, await page.browser().userAgent());
   if (userAgent) await page.setUserAgent({ userAgent });
 }

@@ -16,6 +16,8 @@ import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
 import { filtersFor } from "../page/adblock.ts";
 import type { AdFilters } from "../filter_lists.ts";
 import { render } from "../page/render.ts";
+import { applyEmulation } from "../page/emulation.ts";
+import { blockSockets } from "../page/request_blocking.ts";
 import { createRequestGuard } from "../../egress/request_guard.ts";
 import { enforceByteBudget } from "./byte_budget.ts";
 import { closeOpenedTargets } from "../page/lockdown.ts";
@@ -153,7 +155,8 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
       });
       // Without the proxy a refused URL is answered here and never reaches the remote browser;
       // with it, the proxy refuses it like any other destination (as on the local backend).
-      if (!fleetProxy) {
+      // An html document has no URL to check: what it references is judged request by request.
+      if (!fleetProxy && job.html === undefined) {
         await guard.checkTarget(job.url).catch((error) => {
           throw captureFailure(error, { url: job.url, timeoutMs, browserConnected: true });
         });
@@ -198,9 +201,13 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
         if (session) {
           await guardProxiedPage(page, { credentials: session.credentials, log, blocked });
         } else await guard.attach(page, { blocked });
+        // Per capture, on this capture's own context, closed after it.
+        await applyEmulation(page, job);
+        await blockSockets(page, job.options);
         const rendered = await render(page, {
           session: session ?? guard,
           url: job.url,
+          html: job.html,
           timeoutMs,
           options: job.options,
           engine,

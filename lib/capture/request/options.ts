@@ -1,10 +1,10 @@
 /**
  * The optional capture options (viewport size and devices, full page, scale, one element,
- * hidden elements, ads, consent dialogs, waits, settling): their defaults, limits, and the
- * canonical form that enters the cache key.
+ * hidden elements, ads, consent dialogs, waits, settling, image format, emulation, request
+ * blocking, clip): their defaults, limits, and the canonical form that enters the cache key.
  */
 import type { DeviceName } from "./devices.ts";
-import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE } from "../../image_limits.ts";
+import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE, WEBP_MAX_SIDE } from "../../image_limits.ts";
 
 export const SCALES = [1, 2, 3] as const;
 export type Scale = typeof SCALES[number];
@@ -31,6 +31,8 @@ export const MAX_VIEWPORT_PIXELS = 1920 * 1080 * 9;
 export const MAX_CAPTURE_SIDE = MAX_IMAGE_SIDE;
 /** ...and at this many image pixels in all. */
 export const MAX_CAPTURE_PIXELS = MAX_IMAGE_PIXELS;
+/** A webp capture's longest side (the format's own limit). */
+export const MAX_WEBP_SIDE = WEBP_MAX_SIDE;
 
 /** A rectangle of the document in CSS px. */
 export interface CaptureRect {
@@ -39,6 +41,44 @@ export interface CaptureRect {
   width: number;
   height: number;
 }
+
+/** Image formats a capture can be encoded in; png is the default. */
+export const IMAGE_FORMATS = ["png", "jpeg", "webp"] as const;
+export type ImageFormat = typeof IMAGE_FORMATS[number];
+/** quality of a jpeg or webp capture when the request leaves it out. */
+export const DEFAULT_QUALITY = 80;
+
+/** CSS media types a page can be rendered for. */
+export const MEDIA_TYPES = ["screen", "print"] as const;
+export type MediaType = typeof MEDIA_TYPES[number];
+
+/** Resource types blockResources may name (the page's own document is never one of them). */
+export const RESOURCE_TYPES = [
+  "image",
+  "media",
+  "font",
+  "stylesheet",
+  "script",
+  "xhr",
+  "fetch",
+  "websocket",
+  "other",
+] as const;
+export type ResourceType = typeof RESOURCE_TYPES[number];
+
+/** Longest userAgent: room for any real browser's, not a payload. */
+export const MAX_USER_AGENT_LENGTH = 512;
+/** Most patterns in blockRequests. */
+export const MAX_BLOCK_REQUESTS = 50;
+/** Longest pattern of blockRequests. */
+export const MAX_PATTERN_LENGTH = 512;
+/** Largest `html` document, in UTF-8 bytes. */
+export const MAX_HTML_BYTES = 2 * 1024 * 1024;
+/**
+ * Largest body of a capture request: a whole `html` document plus room for its JSON escaping
+ * and the other fields. Every other JSON body of the API stays far smaller.
+ */
+export const SCREENSHOT_BODY_LIMIT = MAX_HTML_BYTES + 1024 * 1024;
 
 /** What a request may ask for beyond url, device and colour scheme; every field optional. */
 export interface CaptureOptions {
@@ -61,6 +101,19 @@ export interface CaptureOptions {
   delayMs?: number;
   /** false: the first frame as it is, without finishing entrances or growing a full page. */
   settle?: boolean;
+  format?: ImageFormat;
+  /** 1-100, jpeg and webp only; the plan sets DEFAULT_QUALITY when they leave it out. */
+  quality?: number;
+  userAgent?: string;
+  /** Canonical BCP 47 tag (navigator.language, Accept-Language, Intl). */
+  locale?: string;
+  /** Canonical IANA time zone name. */
+  timezone?: string;
+  reducedMotion?: boolean;
+  media?: MediaType;
+  javaScript?: boolean;
+  blockResources?: ResourceType[];
+  blockRequests?: string[];
 }
 
 /** The value each option has when it is left out. */
@@ -75,6 +128,11 @@ export const DEFAULT_OPTIONS: Required<
     | "device"
     | "styles"
     | "clickSelector"
+    | "quality"
+    | "userAgent"
+    | "locale"
+    | "timezone"
+    | "clip"
   >
 > = {
   fullPage: false,
@@ -87,6 +145,12 @@ export const DEFAULT_OPTIONS: Required<
   hideCookieBanners: false,
   delayMs: 0,
   settle: true,
+  format: "png",
+  reducedMotion: false,
+  media: "screen",
+  javaScript: true,
+  blockResources: [],
+  blockRequests: [],
 };
 
 /**
@@ -102,9 +166,22 @@ export function canonicalOptions(options: CaptureOptions = {}): CaptureOptions {
     if (key in DEFAULT_OPTIONS && value === DEFAULT_OPTIONS[key as keyof typeof DEFAULT_OPTIONS]) {
       continue;
     }
-    kept[key] = value;
+    kept[key] = canonicalValue(key, value);
   }
   return kept as CaptureOptions;
+}
+
+// Options that are sets: order and repeats do not change the render, so not the key either.
+const SET_OPTIONS = new Set<keyof CaptureOptions>(["blockResources", "blockRequests"]);
+
+/** One option's value in the key's form: sets sorted and unique, a clip's fields in one order. */
+function canonicalValue(key: keyof CaptureOptions, value: unknown): unknown {
+  if (SET_OPTIONS.has(key) && Array.isArray(value)) return [...new Set(value)].sort();
+  if (key === "clip") {
+    const { x, y, width, height } = value as CaptureRect;
+    return { x, y, width, height };
+  }
+  return value;
 }
 
 /** Whether a job asks for anything beyond a plain viewport capture. */
@@ -124,9 +201,16 @@ export async function optionsDigest(options: CaptureOptions | undefined): Promis
   return Array.from(digest.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** The capture height cap in CSS pixels for a width in CSS px and a scale (see MAX_CAPTURE_*). */
-export function maxCaptureHeight(widthCss: number, scale: number): number {
-  const bySide = Math.floor(MAX_CAPTURE_SIDE / scale);
+/**
+ * The capture height cap in CSS pixels for a width in CSS px and a scale (see MAX_CAPTURE_*);
+ * `maxSide` is lower for a format that cannot hold 32767 px (WebP).
+ */
+export function maxCaptureHeight(
+  widthCss: number,
+  scale: number,
+  maxSide = MAX_CAPTURE_SIDE,
+): number {
+  const bySide = Math.floor(Math.min(maxSide, MAX_CAPTURE_SIDE) / scale);
   const byPixels = Math.floor(MAX_CAPTURE_PIXELS / (Math.max(1, widthCss) * scale * scale));
   return Math.max(1, Math.min(bySide, byPixels));
 }

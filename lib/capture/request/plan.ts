@@ -1,11 +1,14 @@
 /**
  * From a validated capture request to what the service is asked: the job's device type,
  * canonical options and credentials, and how the cache may answer (forceRefresh, maxAge,
- * staleWhileRevalidate, failOnHttpError). The checks that need more than the schema live here.
+ * staleWhileRevalidate, failOnHttpError). The checks that need more than the schema live here
+ * (or in the modules it calls: viewport, format, emulation).
  */
 import { invalidField } from "./request_failure.ts";
 import type { ColorScheme, DeviceType } from "./devices.ts";
 import { checkCredentials, type Credentials } from "./credentials.ts";
+import { resolveEmulation } from "./emulation.ts";
+import { resolveFormat } from "./image_format.ts";
 import { canonicalOptions, type CaptureOptions } from "./options.ts";
 import { resolveViewport } from "./viewport.ts";
 
@@ -61,13 +64,20 @@ export function planCapture(
   }
   // Secrets: checked here, kept out of the options (so out of every key and log line).
   const credentials = checkCredentials({ cookies, headers });
+  if (requested.clip && requested.selector) {
+    throw invalidField(
+      "clip and selector cannot be combined.",
+      "Send clip to shoot a rectangle of the page, or selector to shoot one element.",
+    );
+  }
   // A named device brings its device type; a width or height at the default is none.
   const viewport = resolveViewport(sentDeviceType, requested);
+  const options = resolveEmulation(resolveFormat(viewport.options));
   return {
     deviceType: viewport.deviceType,
     colorScheme,
     // Defaults dropped: a request without options is the very job it always was.
-    options: canonicalOptions(viewport.options),
+    options: canonicalOptions(options),
     ...(credentials ? { credentials } : {}),
     take: {
       // maxAge 0 accepts no cached capture at all: that is a refresh.

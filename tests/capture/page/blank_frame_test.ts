@@ -32,4 +32,9 @@ Deno.test("a PNG too large to be flat, or not a PNG at all, is not flat", async 
   for (let i = 0; i < noisy.data.length; i++) noisy.data[i] = (i * 7919) % 251;
   assert.equal(await isFlatPng(encodePng(noisy, 6)), false);
   assert.equal(await isFlatPng(new Uint8Array(10)), false);
+  // A flat PNG's header bytes after another format's signature (a webp or jpeg shot) are not read.
+  const flat = encodePng(image(64, 64, 3, [255, 255, 255]), 6);
+  const disguised = flat.slice();
+  disguised.set(new TextEncoder().encode("RIFF"), 0);
+  assert.equal(await isFlatPng(disguised), false);
 });
