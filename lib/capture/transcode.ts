@@ -17,7 +17,9 @@ export type Transcoder = (
 export function exporterTranscoder(exporter: ImageExporter): Transcoder {
   return async (png, to) => {
     const preset = to.quality >= 90 ? "high" : "medium";
-    const { bytes } = await exporter.export(png, { ...to, preset });
+    // A copy: the exporter may hand its input to a Worker (detaching it), and the PNG may be
+    // shared (a cached record, a test double's image).
+    const { bytes } = await exporter.export(png.slice(), { ...to, preset });
     return bytes;
   };
 }

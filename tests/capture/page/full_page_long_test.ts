@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { readImageInfo, sniffKind } from "../../../lib/codecs/image_info.ts";
+import { loadSharp } from "../../../lib/codecs/sharp.ts";
 import { servePages } from "../../helpers/capture_fixtures.ts";
 import { assertBands, type BandLayout, bandRows, runsOf } from "../../helpers/band_checks.ts";
 import { samplePng } from "../../helpers/png_rows.ts";
@@ -76,6 +77,42 @@ for (const backend of BACKENDS) {
           assertBands(image, layout, 960, "the unsettled 40000 px page");
         },
       );
+
+      // The re-encoding of joined screens does not depend on the backend: once is enough.
+      if (backend === "local") {
+        await t.step(
+          "jpeg and webp full pages: joined, then re-encoded; webp ends at 16383 px",
+          async () => {
+            const loaded = await loadSharp();
+            assert.ok("sharp" in loaded, "sharp decodes the answers here");
+            const { sharp } = loaded;
+            const path = "/long/20000-fixed";
+            const layout = longBands(path, 1);
+            for (const [format, height] of [["jpeg", 20_000], ["webp", 16_383]] as const) {
+              const response = await shapes.app.request("/api/screenshot", {
+                method: "POST",
+                headers: { "content-type": "application/json", accept: `image/${format}` },
+                body: JSON.stringify({ url: `${pages.origin}${path}`, fullPage: true, format }),
+              });
+              assert.equal(response.status, 200, format);
+              assert.equal(response.headers.get("content-type"), `image/${format}`);
+              assert.equal(response.headers.get("x-truncated"), format === "webp" ? "true" : null);
+              const bytes = new Uint8Array(await response.arrayBuffer());
+              const { data, info } = await sharp(bytes).raw().toBuffer({ resolveWithObject: true });
+              assert.deepEqual([info.width, info.height], [1920, height], format);
+              // Each band's middle row, within what a lossy encoder changes in a flat colour.
+              for (let i = 0; i < layout.count; i++) {
+                const y = layout.top + i * layout.band + layout.band / 2;
+                if (y >= height) break;
+                const at = (y * info.width + 960) * info.channels;
+                const got = [data[at], data[at + 1], data[at + 2]];
+                const want = bandColor(i);
+                assert.ok(got.every((v, c) => Math.abs(v - want[c]) <= 8), `${format} band ${i}`);
+              }
+            }
+          },
+        );
+      }
 
       await t.step("12000 px at scale 2: 3840x24000 band by band, and it exports", async () => {
         const path = "/long/12000";

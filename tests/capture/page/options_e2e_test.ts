@@ -44,10 +44,10 @@ Deno.test("capture options render what they promise, pixel for pixel", async (t)
       const { json, image } = await capture("/huge", { fullPage: true });
       assert.deepEqual([image.width, image.height], [1920, 32767]);
       assert.equal(json.truncated, true);
-      // 1000 px bands from red at the top: 31000-31999 is green, 32000-32999 blue.
+      // 1000 px bands alternating from red at the top: 31000-31999 is blue, 32000-32999 red.
       assert.deepEqual(image.rgb(960, 15500), BLUE);
-      assert.deepEqual(image.rgb(960, 31500), GREEN);
-      assert.deepEqual(image.rgb(960, 32766), BLUE, "the last row is the cap's");
+      assert.deepEqual(image.rgb(960, 31500), BLUE);
+      assert.deepEqual(image.rgb(960, 32766), RED, "the last row is the cap's");
     });
 
     await t.step("scale 2: desktop is 3840x2160; mobile scale 3 is 1125x2001", async () => {
@@ -67,6 +67,18 @@ Deno.test("capture options render what they promise, pixel for pixel", async (t)
       }
       const sharp = await capture("/card", { selector: "#card", scale: 2 });
       assert.deepEqual([sharp.image.width, sharp.image.height], [800, 600]);
+    });
+
+    await t.step("clip: a rectangle of the document, cut to the document and said so", async () => {
+      const inside = await capture("/long", { clip: { x: 100, y: 4700, width: 300, height: 200 } });
+      assert.deepEqual([inside.image.width, inside.image.height], [300, 200]);
+      assert.deepEqual(inside.image.rgb(150, 50), WHITE, "above the bottom band");
+      assert.deepEqual(inside.image.rgb(150, 150), BLUE, "the bottom band from 4800 px");
+      assert.equal(inside.json.truncated, undefined);
+      const past = await capture("/long", { clip: { x: 0, y: 4900, width: 400, height: 400 } });
+      assert.deepEqual([past.image.width, past.image.height], [400, 100], "cut at 5000 px");
+      assert.deepEqual(past.image.rgb(200, 99), BLUE);
+      assert.equal(past.json.truncated, true);
     });
 
     await t.step("selector: no match is a 400 naming it; invalid CSS is a 400", async () => {
