@@ -24,7 +24,8 @@ import { exportAdmission } from "./lib/http/upload_admission.ts";
 import { createHealthRouter } from "./routes/health.ts";
 import { createImageProxyRouter } from "./routes/image_proxy.ts";
 import { createMetricsRouter } from "./routes/metrics.ts";
-import { createMcpRouter, MCP_PATH } from "./routes/mcp.ts";
+import { createMcpRouter } from "./routes/mcp.ts";
+import { MCP_PATH } from "./lib/mcp/tools.ts";
 import { createPostRouter } from "./routes/post.ts";
 import { createScreenshotRouter } from "./routes/screenshot.ts";
 

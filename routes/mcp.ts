@@ -7,10 +7,7 @@ import { createRouter } from "../lib/http/router.ts";
 import { documentBuilder } from "../lib/discovery/openapi_document.ts";
 import { runTool } from "../lib/mcp/call.ts";
 import { createMcpServer } from "../lib/mcp/server.ts";
-import { type McpTool, mcpToolsOf } from "../lib/mcp/tools.ts";
-
-/** Path of the MCP endpoint. */
-export const MCP_PATH = "/mcp";
+import { MCP_PATH, type McpTool, mcpToolsOf } from "../lib/mcp/tools.ts";
 
 /**
  * POST /mcp: the Streamable HTTP transport of the Model Context Protocol, stateless, answering

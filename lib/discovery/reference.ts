@@ -2,6 +2,7 @@ import { ERROR_CODES, ERROR_REFERENCE, errorAnchor } from "../errors.ts";
 import { splitErrorDescription } from "../http/openapi_responses.ts";
 import { curlExample } from "./curl_example.ts";
 import { limitsOf, rateLimitHeadersOf } from "./limits.ts";
+import { mcpReferenceOf } from "./mcp_reference.ts";
 import type {
   ApiReference,
   FieldRef,
@@ -86,6 +87,7 @@ export function buildReference(
     })),
     limits: limitsOf(operations, config),
     rateLimitHeaders: rateLimitHeadersOf(operations),
+    mcp: mcpReferenceOf(document, baseUrl, (schema) => fieldsOf(document, schema)),
   };
 }
 

@@ -11,6 +11,9 @@ import {
   type SchemaObject,
 } from "../discovery/openapi_document.ts";
 
+/** Path of the MCP endpoint. */
+export const MCP_PATH = "/mcp";
+
 /** How a tool's arguments travel to its operation. */
 export type ArgumentCarrier = "json" | "multipart" | "path";
 
@@ -18,7 +21,9 @@ export type ArgumentCarrier = "json" | "multipart" | "path";
 export interface McpTool {
   name: string;
   title: string;
-  /** For the model: what the tool does and how it answers, then the operation's own text. */
+  /** How the tool answers over MCP (one line of prose with `code spans`). */
+  answer: string;
+  /** For the model: `answer`, then the operation's own summary and description. */
   description: string;
   operationId: string;
   method: string;
@@ -81,6 +86,7 @@ export function mcpToolsOf(document: OpenApiDocument): McpTool[] {
     return [{
       name: tool.name,
       title: tool.title,
+      answer: tool.answer,
       description: `${tool.answer}\n\nIt runs \`${op.method} ${op.path}\`: ${intro}`,
       operationId: tool.operationId,
       method: op.method,
