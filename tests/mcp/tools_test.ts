@@ -91,6 +91,16 @@ Deno.test("malformed JSON-RPC gets the protocol's errors, an unknown tool too", 
       assert.equal(answer.jsonrpc, "2.0");
       assert.equal(answer.error.code, ErrorCode.ParseError, body);
     }
+    const list = '{"jsonrpc":"2.0","id":2,"method":"tools/list"}';
+    const refusals: Array<[Record<string, string>, number]> = [
+      [{ "content-type": "application/json", accept: "text/html" }, 406],
+      [{ "content-type": "text/plain", accept: "application/json" }, 415],
+    ];
+    for (const [headers, status] of refusals) {
+      const res = await fetch(`${mcp.base}/mcp`, { method: "POST", headers, body: list });
+      assert.equal(res.status, status);
+      assert.equal((await res.json()).jsonrpc, "2.0", "the protocol's error body");
+    }
     const unknownMethod = await rpc(mcp.base, '{"jsonrpc":"2.0","id":3,"method":"nope/nothing"}');
     assert.equal(unknownMethod.status, 200);
     const answer = await unknownMethod.json();
