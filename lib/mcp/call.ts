@@ -87,7 +87,8 @@ async function callOperation(
   }
   if (!tool.imageField) return { content: [{ type: "text", text: await response.text() }] };
   const { [tool.imageField]: image, ...rest } = await response.json();
-  return await imageResult(tool, Buffer.from(String(image), "base64"), rest, ctx);
+  if (typeof image !== "string") throw new Error(`operation answered without ${tool.imageField}`);
+  return await imageResult(tool, Buffer.from(image, "base64"), rest, ctx, image);
 }
 
 /** The image item (scaled when clients could not take it) and the JSON text about it. */
@@ -96,15 +97,20 @@ async function imageResult(
   bytes: Uint8Array,
   about: Record<string, unknown>,
   ctx: ToolCallContext,
+  /** `bytes` as base64 when the operation sent them so: sent on as they are if they fit. */
+  base64?: string,
 ): Promise<CallToolResult> {
-  const fitted = await fitImage(bytes, { limits: CLIENT_IMAGE_LIMITS, exporter: ctx.exporter });
   const kind = sniffKind(bytes);
-  const image = fitted?.bytes ?? bytes;
-  const mimeType = fitted?.contentType ?? (kind ? CONTENT_TYPES[kind] : "image/png");
+  if (!kind) throw new Error("the operation answered with something that is not an image");
+  const fitted = await fitImage(bytes, { limits: CLIENT_IMAGE_LIMITS, exporter: ctx.exporter });
+  const data = fitted
+    ? Buffer.from(fitted.bytes).toString("base64")
+    : base64 ?? Buffer.from(bytes).toString("base64");
+  const mimeType = fitted?.contentType ?? CONTENT_TYPES[kind];
   const scaled = fitted ? scaledFacts(fitted) : undefined;
   return {
     content: [
-      { type: "image", data: Buffer.from(image).toString("base64"), mimeType },
+      { type: "image", data, mimeType },
       { type: "text", text: JSON.stringify({ ...about, ...(scaled ? { scaled } : {}) }) },
       ...(fitted ? [{ type: "text" as const, text: scaledNote(tool, bytes, fitted, ctx) }] : []),
     ],
