@@ -26,6 +26,14 @@ export interface McpSession extends AsyncDisposable {
   call(name: string, args: Record<string, unknown>, client?: Client): Promise<CallToolResult>;
 }
 
+/** An SDK client connected to the MCP endpoint at `url`, sending `headers` with every request. */
+export async function connectMcp(url: string, headers: Record<string, string> = {}) {
+  const client = new Client({ name: "shotline-tests", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  await client.connect(transport);
+  return client;
+}
+
 /** Serves `app` on 127.0.0.1 and connects an SDK client to /mcp (with `headers`, if given). */
 export async function mcpSession(
   app: ServedApp,
@@ -35,11 +43,7 @@ export async function mcpSession(
   const base = `http://127.0.0.1:${server.addr.port}`;
   const clients: Client[] = [];
   const connect = async (extra: Record<string, string> = {}) => {
-    const client = new Client({ name: "shotline-tests", version: "1.0.0" });
-    const requestInit = { headers: { ...headers, ...extra } };
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit }),
-    );
+    const client = await connectMcp(`${base}/mcp`, { ...headers, ...extra });
     clients.push(client);
     return client;
   };
