@@ -1,4 +1,4 @@
-/** Pixel operations of the wasm path: orientation, flattening, channel dropping (RGBA, 8-bit). */
+/** Pixel operations of the wasm path (RGBA, 8-bit): orientation, flattening, channels, scaling. */
 import { swapsAxes } from "./exif.ts";
 
 export interface Pixels {
