@@ -13,6 +13,7 @@ import {
 } from "./lib/errors.ts";
 import { errorResponse } from "./lib/http/error_response.ts";
 import { typedFailureError } from "./lib/capture/mod.ts";
+import { base64Length } from "./lib/bytes.ts";
 import { createRouter, METHOD_PROBE, notAllowedHere } from "./lib/http/router.ts";
 import { accessLog, requestId, unreadableBody, utf8JsonBody } from "./lib/http/middleware.ts";
 import { requestTelemetry } from "./lib/http/request_telemetry.ts";
@@ -24,6 +25,8 @@ import { exportAdmission } from "./lib/http/upload_admission.ts";
 import { createHealthRouter } from "./routes/health.ts";
 import { createImageProxyRouter } from "./routes/image_proxy.ts";
 import { createMetricsRouter } from "./routes/metrics.ts";
+import { createMcpRouter } from "./routes/mcp.ts";
+import { MCP_PATH } from "./lib/mcp/tools.ts";
 import { createPostRouter } from "./routes/post.ts";
 import { createScreenshotRouter } from "./routes/screenshot.ts";
 import { SCREENSHOT_BODY_LIMIT } from "./lib/capture/mod.ts";
@@ -46,11 +49,19 @@ export function createApp(deps: AppDeps) {
   app.use("/api/export", exportAdmission());
   const uploadLimit = bodyLimitOf(deps.config.MAX_UPLOAD_BYTES, "Upload a smaller image");
   const jsonLimit = bodyLimitOf(DEFAULT_BODY_LIMIT, "Send a smaller JSON body");
-  // A capture request may carry a whole html document.
+  // A capture request may carry a whole html document; an MCP call of export_image carries the
+  // upload as base64 (4 bytes per 3) inside JSON-RPC.
   const captureLimit = bodyLimitOf(SCREENSHOT_BODY_LIMIT, "Send a smaller html document");
-  const limitOf = (path: string) =>
-    path === "/api/export" ? uploadLimit : path === "/api/screenshot" ? captureLimit : jsonLimit;
-  app.use("*", (c, next) => limitOf(c.req.path)(c, next));
+  const mcpLimit = bodyLimitOf(
+    base64Length(deps.config.MAX_UPLOAD_BYTES) + DEFAULT_BODY_LIMIT,
+    "Send a smaller MCP message",
+  );
+  const limits: Record<string, MiddlewareHandler<AppEnv>> = {
+    "/api/export": uploadLimit,
+    "/api/screenshot": captureLimit,
+    [MCP_PATH]: mcpLimit,
+  };
+  app.use("*", (c, next) => (limits[c.req.path] ?? jsonLimit)(c, next));
   app.use("*", utf8JsonBody());
 
   // API operations first: the order here is the order of /openapi.json and /llms.txt.
@@ -58,6 +69,7 @@ export function createApp(deps: AppDeps) {
   app.route("/", createExportRouter());
   app.route("/", createPostRouter());
   app.route("/", createImageProxyRouter());
+  app.route("/", createMcpRouter(() => app));
   // Without CACHE_ADMIN_TOKEN the purge route does not exist at all (404 for every method).
   if (deps.config.CACHE_ADMIN_TOKEN) app.route("/", createCacheAdminRouter());
   // Likewise GET /metrics without METRICS_TOKEN.

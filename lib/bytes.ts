@@ -30,3 +30,8 @@ export async function readCapped(
   }
   return concatBytes(parts);
 }
+
+/** Length of the (padded) base64 text of `bytes` bytes. */
+export function base64Length(bytes: number): number {
+  return 4 * Math.ceil(bytes / 3);
+}

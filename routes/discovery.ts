@@ -4,6 +4,7 @@ import type { AppEnv } from "../lib/http/app_env.ts";
 import { llmsFullTxt, llmsTxt } from "../lib/discovery/llms_txt.ts";
 import { documentBuilder } from "../lib/discovery/openapi_document.ts";
 import { buildReference } from "../lib/discovery/reference.ts";
+import { mcpReferenceOf } from "../lib/mcp/reference.ts";
 import { docsPage, PAGE_CSP, PAGE_STYLESHEET } from "../lib/discovery/docs_page.ts";
 import { wantsMarkdown } from "../lib/http/negotiate.ts";
 import { baseUrlOf } from "../lib/http/error_response.ts";
@@ -55,7 +56,8 @@ export function createDiscoveryRouter(getApp: () => OpenAPIHono<AppEnv>) {
   const documentFor = documentBuilder(getApp);
   const reference = (c: Context<AppEnv>) => {
     const base = baseUrlOf(c);
-    return buildReference(documentFor(base), base, c.var.deps.config);
+    const document = documentFor(base);
+    return buildReference(document, base, c.var.deps.config, mcpReferenceOf(document, base));
   };
 
   const markdown = (c: Context<AppEnv>, body: string) => {

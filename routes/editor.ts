@@ -6,6 +6,7 @@ import { llmsTxt } from "../lib/discovery/llms_txt.ts";
 import { wantsMarkdown } from "../lib/http/negotiate.ts";
 import { documentBuilder } from "../lib/discovery/openapi_document.ts";
 import { buildReference } from "../lib/discovery/reference.ts";
+import { mcpReferenceOf } from "../lib/mcp/reference.ts";
 import { baseUrlOf } from "../lib/http/error_response.ts";
 import { createRouter } from "../lib/http/router.ts";
 
@@ -37,7 +38,8 @@ export function createEditorRouter(getApp: () => OpenAPIHono<AppEnv>) {
     );
     if (wantsMarkdown(c.req.header("Accept"), "text/html")) {
       const base = baseUrlOf(c);
-      const ref = buildReference(documentFor(base), base, c.var.deps.config);
+      const document = documentFor(base);
+      const ref = buildReference(document, base, c.var.deps.config, mcpReferenceOf(document, base));
       return c.body(llmsTxt(ref), 200, {
         "Content-Type": "text/markdown; charset=utf-8",
       });

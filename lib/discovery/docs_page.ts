@@ -1,6 +1,13 @@
 import { html, raw } from "hono/html";
 import { htmlPage } from "../http/html_page.ts";
-import type { ApiReference, FieldRef, OperationRef, ResponseRef, Text } from "./reference_types.ts";
+import type {
+  ApiReference,
+  FieldRef,
+  McpRef,
+  OperationRef,
+  ResponseRef,
+  Text,
+} from "./reference_types.ts";
 
 /** Pages load nothing but our own stylesheet: no script, no third-party origin. */
 export const PAGE_CSP =
@@ -110,6 +117,36 @@ ${
 </section>`;
 }
 
+/** The MCP endpoint: its tools, each linked to the operation it runs, and how to add it. */
+function mcpSection(mcp: McpRef) {
+  return html`<section id="mcp">
+<h2>MCP: Shotline as tools for agents</h2>
+<p>${inline(mcp.about)}</p>
+<table><tr><th>Tool</th><th>Runs</th><th>Answer</th><th>Arguments</th></tr>${
+    mcp.tools.map((tool) =>
+      html`
+        <tr>
+          <td><code>${tool.name}</code><br>${tool.title}</td>
+          <td><a href="#${tool.operation.anchor}"><code>${tool.operation.method} ${tool.operation
+            .path}</code></a></td>
+          <td>${inline(tool.answer)}</td>
+          <td>${inline(tool.arguments)}</td>
+        </tr>
+      `
+    )
+  }</table>
+<h3 id="mcp-setup">Add Shotline to an MCP client</h3>
+${
+    mcp.setup.map(({ label, code }) =>
+      html`
+        <p>${inline(label)}</p>
+        <pre>${code}</pre>
+      `
+    )
+  }
+</section>`;
+}
+
 /** The HTML reference at `/docs`: the reference model as a page, one anchor per code. */
 export function docsPage(ref: ApiReference) {
   const head = { title: `${ref.title} reference`, stylesheet: "/assets/site.css" };
@@ -124,6 +161,7 @@ export function docsPage(ref: ApiReference) {
         html`${i ? ", " : ""}<a href="${doc.path}">${doc.path}</a> (${inline(doc.about)})`
       )}.</p>
       ${ref.operations.map(operationSection)}
+      ${mcpSection(ref.mcp)}
       <section id="errors">
       <h2>Errors</h2>
       <p>${inline(ref.envelope.intro)}</p>

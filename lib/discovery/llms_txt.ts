@@ -1,4 +1,4 @@
-import type { ApiReference, FieldRef, ResponseRef, Text } from "./reference_types.ts";
+import type { ApiReference, FieldRef, McpRef, ResponseRef, Text } from "./reference_types.ts";
 
 /** /llms.txt: the llmstxt.org shape (H1, blockquote summary, sections of annotated links). */
 export function llmsTxt(ref: ApiReference): string {
@@ -13,7 +13,7 @@ export function llmsTxt(ref: ApiReference): string {
       "",
     );
   }
-  lines.push("## Reference", "");
+  lines.push(...mcpSection(ref.mcp, ref.baseUrl), "## Reference", "");
   for (const doc of ref.documents) {
     lines.push(`- [${doc.label}](${ref.baseUrl}${doc.path}): ${doc.about}`);
   }
@@ -52,6 +52,7 @@ export function llmsFullTxt(ref: ApiReference): string {
     lines.push("", "```sh", op.curl, "```", "");
   }
   lines.push(
+    ...mcpSection(ref.mcp, ref.baseUrl, true),
     "## Errors",
     "",
     ref.envelope.intro,
@@ -81,6 +82,24 @@ export function llmsFullTxt(ref: ApiReference): string {
     "",
   );
   return lines.join("\n");
+}
+
+/** The MCP endpoint, its tools (linked to their operations under `docsBase`) and client set-up. */
+function mcpSection(mcp: McpRef, docsBase: string, withArguments = false): string[] {
+  const lines = ["## MCP", "", mcp.about, ""];
+  for (const tool of mcp.tools) {
+    const { method, path, anchor } = tool.operation;
+    const link = `${docsBase}/docs#${anchor}`;
+    lines.push(
+      `- \`${tool.name}\` (${tool.title}): runs [${method} ${path}](${link}). ${tool.answer}` +
+        (withArguments ? ` Arguments: ${tool.arguments}.` : ""),
+    );
+  }
+  lines.push("", "Add it to a client:", "");
+  for (const { label, code } of mcp.setup) {
+    lines.push(label, "", code.startsWith("{") ? "```json" : "```sh", code, "```", "");
+  }
+  return lines;
 }
 
 function heading(title: string, ref: ApiReference): string[] {

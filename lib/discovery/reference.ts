@@ -5,6 +5,7 @@ import { limitsOf, rateLimitHeadersOf } from "./limits.ts";
 import type {
   ApiReference,
   FieldRef,
+  McpRef,
   OperationRef,
   ReferenceConfig,
   ResponseRef,
@@ -20,11 +21,15 @@ import {
   SERVICE_TITLE,
 } from "./openapi_document.ts";
 
-/** The reference model of `document`, with the limits `config` sets. */
+/**
+ * The reference model of `document`, with the limits `config` sets and the MCP section its
+ * endpoint describes (lib/mcp/reference.ts).
+ */
 export function buildReference(
   document: OpenApiDocument,
   baseUrl: string,
   config: ReferenceConfig,
+  mcp: McpRef,
 ): ApiReference {
   const operations = operationsOf(document).map((op): OperationRef => ({
     id: op.operation.operationId,
@@ -86,6 +91,7 @@ export function buildReference(
     })),
     limits: limitsOf(operations, config),
     rateLimitHeaders: rateLimitHeadersOf(operations),
+    mcp,
   };
 }
 
@@ -108,7 +114,8 @@ function fieldOf(document: OpenApiDocument, name: string, raw: SchemaObject, req
   return { name, type: typeOf(schema), required, notes: notesOf(schema) };
 }
 
-function fieldsOf(document: OpenApiDocument, raw: SchemaObject): FieldRef[] {
+/** The fields of an object schema, its $refs resolved, for the reference's tables. */
+export function fieldsOf(document: OpenApiDocument, raw: SchemaObject): FieldRef[] {
   const schema = resolveSchema(document, raw);
   const required = new Set(schema.required ?? []);
   return Object.entries(schema.properties ?? {}).map(([name, field]) =>

@@ -73,6 +73,26 @@ export interface DocumentLink {
   about: Text;
 }
 
+/** One MCP tool: what it answers and the operation it runs. */
+export interface McpToolRef {
+  name: string;
+  title: string;
+  answer: Text;
+  /** The operation's method, path and anchor in /docs. */
+  operation: { method: string; path: string; anchor: string };
+  /** Names and types, e.g. "`id` (string, required)"; the details are the operation's. */
+  arguments: Text;
+}
+
+/** The MCP endpoint: where it is, how it behaves, its tools and how a client adds it. */
+export interface McpRef {
+  url: string;
+  about: Text;
+  tools: McpToolRef[];
+  /** Ways to add the endpoint to a client: a label and a snippet (shell or JSON) each. */
+  setup: Array<{ label: Text; code: string }>;
+}
+
 /** Everything /llms.txt, /llms-full.txt and /docs say, derived from the OpenAPI document. */
 export interface ApiReference {
   title: string;
@@ -88,6 +108,7 @@ export interface ApiReference {
   errors: ErrorRef[];
   limits: Text[];
   rateLimitHeaders: HeaderRef[];
+  mcp: McpRef;
 }
 
 /** The settings the reference states as limits. */

@@ -3,6 +3,7 @@ import { getConnInfo } from "hono/deno";
 import type { AppEnv } from "./app_env.ts";
 import type { OperatorCaller } from "./bearer.ts";
 import { resolveClientIp } from "./client_ip.ts";
+import { inProcessCallOf } from "./in_process.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
 
 // Client-chosen ids are kept only when they cannot smuggle anything into logs or headers.
@@ -47,6 +48,8 @@ export function operatorCaller(c: Context<AppEnv>): OperatorCaller {
 export function accessLog(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
+    // Read first: a middleware may swap the raw request for a wrapper on the way in.
+    const call = inProcessCallOf(c.req.raw);
     await next();
     c.var.deps.log.info("request", {
       requestId: c.var.requestId,
@@ -55,6 +58,7 @@ export function accessLog(): MiddlewareHandler<AppEnv> {
       status: c.res.status,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       clientIp: clientIpOf(c),
+      ...(call ? { via: "mcp", tool: call.tool } : {}),
       ...c.var.logFields,
     });
   };

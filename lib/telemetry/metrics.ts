@@ -80,6 +80,12 @@ export function createMetrics() {
       buckets: EXPORT_BUCKETS,
       registers,
     }),
+    mcpCalls: new Counter({
+      name: "shotline_mcp_calls_total",
+      help: "MCP tool calls on /mcp, by tool and outcome (ok or error code)",
+      labelNames: ["tool", "outcome"] as const,
+      registers,
+    }),
     rateLimited: new Counter({
       name: "shotline_rate_limit_rejections_total",
       help: "Captures refused with 429 by the per-IP limit",

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { ERROR_CODES } from "../../lib/errors.ts";
 import { buildReference } from "../../lib/discovery/reference.ts";
+import { mcpReferenceOf } from "../../lib/mcp/reference.ts";
 import type { OpenApiDocument } from "../../lib/discovery/openapi_document.ts";
 import { RATE_LIMIT_HEADERS, splitErrorDescription } from "../../lib/http/openapi_responses.ts";
 import { MAX_REDIRECTS } from "../../lib/media/proxy.ts";
@@ -32,7 +33,12 @@ async function documentsOf(env: Record<string, string> = {}) {
     const document: OpenApiDocument = JSON.parse(await textOf(t.app, "/openapi.json"));
     return {
       document,
-      reference: buildReference(document, "http://localhost", t.deps.config),
+      reference: buildReference(
+        document,
+        "http://localhost",
+        t.deps.config,
+        mcpReferenceOf(document, "http://localhost"),
+      ),
       llms: await textOf(t.app, "/llms.txt"),
       full: await textOf(t.app, "/llms-full.txt"),
       docs: await textOf(t.app, "/docs"),

@@ -1,0 +1,226 @@
+/**
+ * One tool call, run as the HTTP operation it stands for: the arguments become a request to the
+ * app's own route (validation, boundary, per-IP limit, admission, cache and error envelope all
+ * apply as over HTTP), and the route's answer becomes the tool result. A failed call is a result
+ * with `isError: true` whose text is the envelope, never a protocol error.
+ */
+import { Buffer } from "node:buffer";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ApiError, ERROR_CODES, type ErrorCode, errorEnvelope, internalError } from "../errors.ts";
+import { invalidRequest } from "../errors.ts";
+import type { ImageExporter } from "../codecs/exporter.ts";
+import { fitImage, type FitLimits, type FittedImage } from "../codecs/fit.ts";
+import { readImageInfo, sniffKind } from "../codecs/image_info.ts";
+import { CONTENT_TYPES } from "../codecs/presets.ts";
+import { inProcessRequest } from "../http/in_process.ts";
+import type { Logger } from "../log.ts";
+import { METRICS } from "../telemetry/metrics.ts";
+import { outcomeOf, traced } from "../telemetry/trace.ts";
+import type { McpTool } from "./tools.ts";
+
+/**
+ * The strictest image limits among common MCP clients: Anthropic's API refuses an image with a
+ * side over 8000 px or more than 5 MB of base64; OpenAI's and Google's take more.
+ */
+export const CLIENT_IMAGE_LIMITS: FitLimits = { maxSide: 8000, maxBase64Bytes: 5 * 1024 * 1024 };
+
+export interface ToolCallContext {
+  /** The app's own fetch, with the connection info of the client's request. */
+  fetch(request: Request): Response | Promise<Response>;
+  /** Origin the in-process requests go to: the client's request's, so links stay the same. */
+  origin: string;
+  /** Base URL for the links of an answer (PUBLIC_BASE_URL or the origin). */
+  baseUrl: string;
+  /** Headers of the client's request the operation must see (client IP chain, request id). */
+  headers: Record<string, string>;
+  exporter: ImageExporter;
+  log: Logger;
+  requestId: string;
+  /** Aborted when the client goes away; the operation is cancelled with it. */
+  signal: AbortSignal;
+}
+
+/** A failed operation: its envelope as the route wrote it, kept whole for the tool result. */
+class OperationFailed extends ApiError {
+  constructor(readonly envelope: Record<string, unknown>) {
+    super(envelope.status as 400, envelope.code as ErrorCode, String(envelope.message));
+  }
+}
+
+/** Runs `tool` with `args`, traced and counted by outcome; failures are isError results. */
+export async function runTool(
+  tool: McpTool,
+  args: Record<string, unknown>,
+  ctx: ToolCallContext,
+): Promise<CallToolResult> {
+  let outcome = "ok";
+  try {
+    return await traced("mcp.tool", { tool: tool.name }, () => callOperation(tool, args, ctx));
+  } catch (error) {
+    outcome = outcomeOf(error);
+    return errorResult(error, ctx, tool);
+  } finally {
+    METRICS.mcpCalls.inc({ tool: tool.name, outcome });
+  }
+}
+
+async function callOperation(
+  tool: McpTool,
+  args: Record<string, unknown>,
+  ctx: ToolCallContext,
+): Promise<CallToolResult> {
+  const response = await ctx.fetch(await operationRequest(tool, args, ctx));
+  if (!response.ok) throw new OperationFailed(await envelopeOf(response));
+  const type = response.headers.get("content-type") ?? "";
+  if (type.startsWith("image/")) {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const info = readImageInfo(sniffKind(bytes) ?? "png", bytes);
+    const about = {
+      contentType: type,
+      bytes: bytes.length,
+      width: info?.width,
+      height: info?.height,
+    };
+    return await imageResult(tool, bytes, about, ctx);
+  }
+  if (!tool.imageField) return { content: [{ type: "text", text: await response.text() }] };
+  const { [tool.imageField]: image, ...rest } = await response.json();
+  if (typeof image !== "string") throw new Error(`operation answered without ${tool.imageField}`);
+  return await imageResult(tool, Buffer.from(image, "base64"), rest, ctx, image);
+}
+
+/** The image item (scaled when clients could not take it) and the JSON text about it. */
+async function imageResult(
+  tool: McpTool,
+  bytes: Uint8Array,
+  about: Record<string, unknown>,
+  ctx: ToolCallContext,
+  /** `bytes` as base64 when the operation sent them so: sent on as they are if they fit. */
+  base64?: string,
+): Promise<CallToolResult> {
+  const kind = sniffKind(bytes);
+  if (!kind) throw new Error("the operation answered with something that is not an image");
+  const fitted = await fitImage(bytes, { limits: CLIENT_IMAGE_LIMITS, exporter: ctx.exporter });
+  const data = fitted
+    ? Buffer.from(fitted.bytes).toString("base64")
+    : base64 ?? Buffer.from(bytes).toString("base64");
+  const mimeType = fitted?.contentType ?? CONTENT_TYPES[kind];
+  const scaled = fitted ? scaledFacts(fitted) : undefined;
+  return {
+    content: [
+      { type: "image", data, mimeType },
+      { type: "text", text: JSON.stringify({ ...about, ...(scaled ? { scaled } : {}) }) },
+      ...(fitted ? [{ type: "text" as const, text: scaledNote(tool, bytes, fitted, ctx) }] : []),
+    ],
+  };
+}
+
+function scaledFacts(fitted: FittedImage) {
+  const { width, height, contentType, bytes } = fitted;
+  return { width, height, contentType, bytes: bytes.length };
+}
+
+function scaledNote(
+  tool: McpTool,
+  original: Uint8Array,
+  fitted: FittedImage,
+  ctx: ToolCallContext,
+) {
+  const info = readImageInfo(sniffKind(original) ?? "png", original);
+  const size = info ? `${info.width}x${info.height}, ` : "";
+  const { maxSide, maxBase64Bytes } = CLIENT_IMAGE_LIMITS;
+  const how = tool.carrier === "multipart"
+    ? "as multipart/form-data with the image as a file"
+    : "with the same arguments as its JSON body";
+  return `Scaled down: the image is ${size}${original.length} bytes, more than MCP clients ` +
+    `take (${maxSide} px a side, ${maxBase64Bytes} bytes of base64), so it is sent at ` +
+    `${fitted.width}x${fitted.height} as ${fitted.format.toUpperCase()}. The full image: ` +
+    `${tool.method} ${ctx.baseUrl}${tool.path} ${how}.`;
+}
+
+/** The request to the tool's operation; a malformed argument is the operation's 400. */
+async function operationRequest(
+  tool: McpTool,
+  args: Record<string, unknown>,
+  ctx: ToolCallContext,
+): Promise<Request> {
+  const headers = new Headers(ctx.headers);
+  let path = tool.path;
+  let body: BodyInit | undefined;
+  if (tool.carrier === "json") {
+    // JSON, whatever raw-bytes answer the operation may offer through Accept.
+    headers.set("Accept", "application/json");
+    headers.set("Content-Type", "application/json");
+    body = JSON.stringify(args);
+  } else if (tool.carrier === "path") {
+    path = tool.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = args[name];
+      if (value === undefined || value === null || value === "") {
+        throw invalidRequest(`${name} is required.`, {
+          hint: `Pass ${name} in the tool's arguments; tools/list gives its schema.`,
+        });
+      }
+      return encodeURIComponent(String(value));
+    });
+  } else {
+    const encoded = new Response(multipartOf(tool, args));
+    headers.set("Content-Type", encoded.headers.get("content-type")!);
+    body = new Uint8Array(await encoded.arrayBuffer());
+    headers.set("Content-Length", String(body.byteLength));
+  }
+  const init = { method: tool.method, headers, body, signal: ctx.signal };
+  return inProcessRequest(`${ctx.origin}${path}`, init, { tool: tool.name });
+}
+
+// Standard base64 (whitespace removed first); url-safe letters or stray characters are refused.
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const DATA_URI = /^data:[^,]*;base64,/i;
+
+function multipartOf(tool: McpTool, args: Record<string, unknown>): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(args)) {
+    if (value === undefined || value === null) continue;
+    if (tool.inputSchema.properties?.[name]?.contentEncoding !== "base64") {
+      form.set(name, typeof value === "string" ? value : JSON.stringify(value));
+      continue;
+    }
+    const text = typeof value === "string" ? value.replace(DATA_URI, "").replace(/\s+/g, "") : "";
+    if (typeof value !== "string" || !BASE64.test(text) || text.length % 4 === 1) {
+      throw invalidRequest(`${name} must be a base64-encoded file.`, {
+        hint: `Send ${name} as standard base64 text (a data: URI is accepted).`,
+      });
+    }
+    form.set(name, new Blob([Buffer.from(text, "base64")]), name);
+  }
+  return form;
+}
+
+/** The envelope of a failed operation, as the route wrote it. */
+async function envelopeOf(response: Response): Promise<Record<string, unknown>> {
+  const text = await response.text();
+  try {
+    const body = JSON.parse(text);
+    if (ERROR_CODES.includes(body?.code) && typeof body.status === "number") return body;
+  } catch {
+    // Every route answers failures with the envelope; anything else is handled below.
+  }
+  throw new Error(`operation answered ${response.status} without an error envelope`);
+}
+
+function errorResult(error: unknown, ctx: ToolCallContext, tool: McpTool): CallToolResult {
+  let envelope: Record<string, unknown>;
+  if (error instanceof OperationFailed) {
+    envelope = error.envelope;
+  } else {
+    // A client that went away needs no log line; anything else unexpected does.
+    if (!(error instanceof ApiError) && outcomeOf(error) !== "aborted") {
+      ctx.log.error("mcp tool failed", { requestId: ctx.requestId, tool: tool.name, error });
+    }
+    const known = error instanceof ApiError
+      ? error
+      : internalError("The service failed unexpectedly.");
+    envelope = errorEnvelope(known, ctx.baseUrl);
+  }
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(envelope) }] };
+}

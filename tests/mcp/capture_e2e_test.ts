@@ -1,0 +1,52 @@
+/**
+ * capture_screenshot over /mcp with the SDK's client on the real app (Chromium behind the egress
+ * boundary) and a loopback page: the image item decodes to the page's pixels.
+ */
+import assert from "node:assert/strict";
+import { createTestApp } from "../helpers/app.ts";
+import { decodePng, servePages } from "../helpers/capture_fixtures.ts";
+import { imageOf, mcpSession, textsOf } from "../helpers/mcp.ts";
+
+const PANEL_PAGE = `<!doctype html><html><head><meta name="viewport" content="width=device-width">
+<style>html, body { margin: 0; height: 100%; background: #ffffff; }
+@media (prefers-color-scheme: dark) { html, body { background: #000000; } }
+#panel { position: absolute; left: 0; top: 0; width: 200px; height: 100px; background: #ff0000; }
+</style></head><body><div id="panel"></div></body></html>`;
+
+Deno.test("capture_screenshot renders a loopback page in Chromium; the image item holds its pixels", async () => {
+  const pages = servePages({
+    "/panel": () => new Response(PANEL_PAGE, { headers: { "content-type": "text/html" } }),
+  });
+  const t = await createTestApp({
+    env: {
+      ALLOW_PRIVATE_NETWORK: "true",
+      RATE_LIMIT_PER_MINUTE: "1000",
+      CAPTURE_TIMEOUT_MS: "8000",
+    },
+  });
+  try {
+    await using mcp = await mcpSession(t.app);
+    const url = `${pages.origin}/panel`;
+    const result = await mcp.call("capture_screenshot", {
+      url,
+      colorScheme: "dark",
+      width: 800,
+      height: 600,
+    });
+    const { mimeType, bytes } = imageOf(result);
+    assert.equal(mimeType, "image/png");
+    const image = decodePng(bytes);
+    assert.deepEqual([image.width, image.height], [800, 600]);
+    assert.deepEqual(image.rgb(100, 50), [255, 0, 0], "the red panel");
+    assert.deepEqual(image.rgb(600, 400), [0, 0, 0], "the dark background");
+    const body = JSON.parse(textsOf(result)[0]);
+    assert.equal(body.url, url);
+    assert.equal(body.httpStatus, 200);
+    assert.deepEqual([body.width, body.height], [800, 600]);
+    assert.equal(body.strategy, "chromium-local");
+    assert.equal(pages.hits.get("/panel"), 1);
+  } finally {
+    await t.close();
+    await pages.close();
+  }
+});
