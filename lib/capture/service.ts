@@ -1,9 +1,8 @@
 /**
- * The screenshot service: what a request for a capture goes through before and after a
- * backend renders it: the cache, single flight and background refresh. The rules it applies live
- * beside it: freshness.ts (may a cached capture answer), write_order.ts (cache writes of a key
- * land in render order), bounded_render.ts (a render slot and the deadline), failures.ts (the
- * errors it answers with).
+ * The screenshot service: the request path of a capture, from the cache to a render and back.
+ * The parts it puts together live beside it: freshness.ts (may a cached capture answer),
+ * flights.ts (one shared render per key), write_order.ts (cache writes of a key land in render
+ * order), bounded_render.ts (a render slot and the deadline), failures.ts (its errors).
  */
 import type { Logger } from "../log.ts";
 import type { Clock } from "../clock.ts";
@@ -15,6 +14,7 @@ import { METRICS } from "../telemetry/metrics.ts";
 import { traced } from "../telemetry/trace.ts";
 import { targetLogFields } from "./request/log_target.ts";
 import { cancelledError, targetStatusError } from "./failures.ts";
+import { createFlights, type Flight } from "./flights.ts";
 import { createBoundedRender } from "./bounded_render.ts";
 import { type Freshness, freshnessOf } from "./freshness.ts";
 import { createOrderedWrites } from "./write_order.ts";
@@ -77,22 +77,6 @@ export interface ScreenshotServiceOptions {
   maxCachedBytes?: number;
 }
 
-/** One render in progress, shared by every identical request that arrives meanwhile. */
-interface Flight {
-  key: JobKey;
-  /** Started for a forceRefresh request: it began after that request asked for fresh pixels. */
-  forced: boolean;
-  controller: AbortController;
-  waiters: number;
-  /** A stale-while-revalidate refresh nobody waits for: a leaving joiner does not abort it. */
-  background: boolean;
-  /** Whether a 4xx/5xx render may be cached: no waiter asked for failOnHttpError. */
-  cacheErrorPages: boolean;
-  /** The finished render while its cache write is still running: newer than the store's. */
-  done?: CachedCapture;
-  promise: Promise<CachedCapture>;
-}
-
 /** Whether a main-document status is an HTTP error (4xx or 5xx). */
 function isErrorStatus(status: number | null): status is number {
   return status !== null && status >= 400;
@@ -113,8 +97,8 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
     maxQueued: options.maxQueued,
   });
   const render = createBoundedRender({ capturer, admission, clock, log, hardTimeoutMs });
-  const flights = new Map<string, Flight>();
   const writes = createOrderedWrites();
+  const flights = createFlights({ render, keep });
 
   /** Writes a finished render of the flight's key, unless a newer flight or a rule says not. */
   async function keep(flight: Flight, capture: CachedCapture): Promise<void> {
@@ -138,76 +122,14 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
     }
   }
 
-  function startFlight(
-    key: JobKey,
-    job: CaptureJob,
-    options: { forced: boolean; background?: boolean },
-  ): Flight {
-    const controller = new AbortController();
-    const promise = render(job, controller.signal);
-    promise.catch(() => {}); // every waiter may have left; the rejection is theirs
-    const flight: Flight = {
-      key,
-      forced: options.forced,
-      background: options.background ?? false,
-      controller,
-      waiters: 0,
-      cacheErrorPages: true,
-      promise,
-    };
-    flights.set(key.id, flight);
-    // Waiters get the image as soon as it is ready, not after the store write (a network
-    // store is felt); the flight stays joinable until the write ends, so an identical request
-    // that misses the not-yet-written entry still gets this render.
-    void promise.then((capture) => (flight.done = capture, keep(flight, capture)))
-      .catch(() => {})
-      .finally(() => {
-        if (flights.get(key.id) === flight) flights.delete(key.id);
-      });
-    return flight;
-  }
-
-  /** A render for one request only (credentials): never cached, never joined by another. */
-  function privateFlight(job: CaptureJob): Flight {
-    const controller = new AbortController();
-    const promise = render(job, controller.signal);
-    promise.catch(() => {});
-    const key = { store: [], id: "", url: job.url };
-    const flight = { key, forced: true, background: false, controller, waiters: 0, promise };
-    return { ...flight, cacheErrorPages: false };
-  }
-
   /**
    * Refreshes a stale entry in the background: once per key (a render in progress already is
    * the refresh), and only while no request waits for a slot, so a refresh never delays or
    * displaces a client's render; the queue's admission refuses it like any other.
    */
   function revalidate(key: JobKey, job: CaptureJob): void {
-    if (flights.has(key.id) || admission.stats().queued > 0) return;
-    startFlight(key, job, { forced: false, background: true });
-  }
-
-  /** Waits for a flight on behalf of one request; the last waiter to leave aborts it. */
-  function join(flight: Flight, signal?: AbortSignal): Promise<CachedCapture> {
-    flight.waiters++;
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        flight.waiters--;
-        if (flight.waiters === 0 && !flight.background) {
-          if (flights.get(flight.key.id) === flight) flights.delete(flight.key.id);
-          flight.controller.abort(cancelledError());
-        }
-        reject(cancelledError());
-      };
-      // A listener added to a signal that has already fired would never run.
-      if (signal?.aborted) return onAbort();
-      const done = () => signal?.removeEventListener("abort", onAbort);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      flight.promise.then(
-        (capture) => (done(), resolve(capture)),
-        (error) => (done(), reject(error)),
-      );
-    });
+    if (flights.get(key.id) || admission.stats().queued > 0) return;
+    flights.start(key, job, { forced: false, background: true });
   }
 
   /** A cached capture as this request's answer: counted as a hit, refused if an error page. */
@@ -277,7 +199,7 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
       };
       if (job.credentials) {
         // A capture behind a login is the caller's alone: no cache, no shared flight.
-        return rendered(await join(privateFlight(job), signal));
+        return rendered(await flights.join(flights.solo(job), signal));
       }
       const key = jobKeyOf(job, await optionsDigest(job.options));
       // A refresh reads no cache: only a render started after it was asked for may answer it.
@@ -293,13 +215,13 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
       // A finished render (its write still running) reaches here only when it is not wanted:
       // a refresh, or older than maxAge. It is not joined.
       if (!flight || flight.done || (forceRefresh && !flight.forced)) {
-        flight = startFlight(key, job, { forced: forceRefresh });
+        flight = flights.start(key, job, { forced: forceRefresh });
       }
       if (failOnHttpError) flight.cacheErrorPages = false;
-      return rendered(await join(flight, signal));
+      return rendered(await flights.join(flight, signal));
     },
 
-    stats: () => ({ ...admission.stats(), flights: flights.size }),
+    stats: () => ({ ...admission.stats(), flights: flights.size() }),
     writesSettled: () => writes.settled(),
   };
 }
