@@ -20,8 +20,11 @@ USER deno
 ENV PORT=8000 HOST=0.0.0.0 CHROME_PATH=/usr/bin/chromium KV_PATH=/app/data/shotline.kv
 EXPOSE 8000
 
-HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["deno", "eval", "const r = await fetch('http://127.0.0.1:' + (Deno.env.get('PORT') ?? '8000') + '/healthz'); Deno.exit(r.ok ? 0 : 1)"]
+# Readiness, not liveness: a container whose Chromium is gone (no capture backend ready) is
+# unhealthy. The start period is the start-up grace: a cold Chromium launch and its boundary
+# self-test take seconds to tens of seconds on a loaded host.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["deno", "eval", "const r = await fetch('http://127.0.0.1:' + (Deno.env.get('PORT') ?? '8000') + '/readyz'); Deno.exit(r.ok ? 0 : 1)"]
 
 ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["deno", "task", "start"]

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ImageProcessingError } from "../lib/codecs/plan.ts";
+import { ExportFailure } from "../lib/codecs/errors.ts";
+import { exportAnswer } from "../lib/codecs/failures.ts";
 import { EXPORT_FORMATS, MAX_PIXELS, MAX_SIDE, QUALITY_PRESETS } from "../lib/codecs/presets.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
 import { createRouter, mountMethodProbe } from "../lib/http/router.ts";
@@ -123,11 +124,18 @@ export function createExportRouter() {
       result = await traced(
         "export",
         labels,
-        () => exporter.export(input, { format, preset: qualityPreset }),
+        () =>
+          exporter.export(input, { format, preset: qualityPreset }).catch((error) => {
+            // A decoder's words go to the log line only, never to the client.
+            if (error instanceof ExportFailure && error.detail.kind === "undecodable") {
+              c.var.logFields.exportFailure = error.detail.reason;
+            }
+            // Mapped inside the span, so the span's outcome is the answer's code.
+            throw exportAnswer(error);
+          }),
       );
     } catch (error) {
       outcome = outcomeOf(error);
-      if (error instanceof ImageProcessingError) c.var.logFields.exportFailure = error.detail;
       throw error;
     } finally {
       METRICS.exportDuration.observe({ ...labels, outcome }, secondsSince(started));

@@ -1,5 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import {
+  type ApiError,
+  forbiddenDomain,
+  invalidUrl,
+  upstreamFailed,
+  upstreamTimeout,
+} from "../lib/errors.ts";
 import { parseMediaUrl } from "../lib/media/allowlist.ts";
+import { MediaFailure } from "../lib/media/failure.ts";
 import { MAX_REDIRECTS, proxyMedia } from "../lib/media/proxy.ts";
 import { MEDIA_HOSTS, mediaHostList } from "../lib/upstreams.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
@@ -85,6 +93,38 @@ const proxyRoute = createRoute({
   },
 });
 
+/** The answer for each way the media proxy refuses or fails (lib/media/failure.ts). */
+function mediaFailureError({ detail }: MediaFailure): ApiError {
+  switch (detail.kind) {
+    case "invalid_url":
+      return invalidUrl("url is not a valid absolute URL.", {
+        hint: "Send an absolute https URL of a media file, e.g. " +
+          "https://pbs.twimg.com/media/example.jpg (URL-encode it in the query string).",
+      });
+    case "forbidden_host":
+      return forbiddenDomain("This URL may not be proxied.");
+    case "timeout":
+      return upstreamTimeout("The media host did not answer in time.", {
+        status: 500,
+        hint: `No response within ${detail.ms} ms; retry later.`,
+      });
+    case "unreachable":
+      return upstreamFailed("The media file could not be fetched.", {
+        hint: "The media host could not be reached; retry later.",
+      });
+    case "refused":
+      return upstreamFailed("The media host refused the request.", {
+        status: 502,
+        hint: detail.reason,
+      });
+  }
+}
+
+/** `error` as the API's answer when it is a MediaFailure; anything else as it is. */
+function answered(error: unknown): unknown {
+  return error instanceof MediaFailure ? mediaFailureError(error) : error;
+}
+
 /** GET (and HEAD) /api/image-proxy: the allowlisted media proxy. */
 export function createImageProxyRouter() {
   const router = createRouter();
@@ -96,7 +136,13 @@ export function createImageProxyRouter() {
     }
   });
   return router.openapi(proxyRoute, async (c) => {
-    const { url, host } = parseMediaUrl(c.req.valid("query").url);
+    let target: ReturnType<typeof parseMediaUrl>;
+    try {
+      target = parseMediaUrl(c.req.valid("query").url);
+    } catch (error) {
+      throw answered(error);
+    }
+    const { url, host } = target;
     c.var.logFields.mediaHost = host;
     const { fetch, upstreams, log } = c.var.deps;
     // Deno.serve's handler info (Hono's env on Deno); absent for in-process requests.
@@ -112,6 +158,9 @@ export function createImageProxyRouter() {
         signal: c.req.raw.signal,
         completed,
         logFields: c.var.logFields,
+      }).catch((error) => {
+        // Mapped inside the span, so the span's outcome is the answer's code.
+        throw answered(error);
       });
       span.setAttribute("status", answer.status);
       return answer;

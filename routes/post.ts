@@ -1,8 +1,21 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ApiError, type ErrorCode, ErrorSchema, internalError, notFound } from "../lib/errors.ts";
+import {
+  ApiError,
+  type ErrorCode,
+  ErrorSchema,
+  internalError,
+  notFound,
+  upstreamFailed,
+  upstreamTimeout,
+} from "../lib/errors.ts";
 import { POST_TTL_MS } from "../lib/posts/cache.ts";
 import { createRouter, validatedInput, validationError } from "../lib/http/router.ts";
-import { fetchPost, TOMBSTONE_REASONS, tombstoneHint } from "../lib/posts/syndication.ts";
+import {
+  fetchPost,
+  PostFailure,
+  TOMBSTONE_REASONS,
+  tombstoneHint,
+} from "../lib/posts/syndication.ts";
 import { traced } from "../lib/telemetry/trace.ts";
 
 // Real post ids are 19 digits; 40 leaves room to grow while bounding what we send upstream.
@@ -74,6 +87,20 @@ const getPostRoute = createRoute({
   },
 });
 
+/** The answer for a lookup the syndication interface could not settle. */
+function postFailureError(failure: PostFailure): ApiError {
+  const { detail } = failure;
+  switch (detail.kind) {
+    case "unfetchable":
+      return upstreamFailed("The post could not be fetched.", { hint: detail.reason });
+    case "timeout":
+      return upstreamTimeout("The syndication service did not answer in time.", {
+        status: 500,
+        hint: `It gave no complete answer within ${detail.timeoutMs} ms; retry in a moment.`,
+      });
+  }
+}
+
 /** Adds `data: null` to an error, keeping everything else. */
 function withNullData(error: ApiError): ApiError {
   return new ApiError(error.status, error.code, error.message, {
@@ -97,6 +124,9 @@ export function createPostRouter() {
             origin: upstreams.syndicationOrigin,
             id,
             timeoutMs: upstreams.postTimeoutMs,
+          }).catch((error) => {
+            // Mapped here, inside the span, so the span's outcome is the answer's code.
+            throw error instanceof PostFailure ? postFailureError(error) : error;
           }));
         span.setAttributes({ source: found.source, result: found.lookup.kind });
         return found;

@@ -8,7 +8,7 @@
  *   capability may use its parent's shared modules as long as those never import it back.
  *
  * And nothing under `lib/` imports the composition root (`lib/services.ts`): it assembles the
- * capabilities, so a capability that imported it would import every other one.
+ * capabilities, so a capability that imported it would import every other one; nor `routes/`.
  * Reads the module graph that `deno info --json` prints for the entry points given.
  *
  *   deno run --allow-run --allow-read scripts/check_cycles.ts main.ts routes lib
@@ -154,8 +154,13 @@ export function violations(graph: ModuleGraph): string[] {
     found.push(`folder cycle: ${edges.join("; ")}`);
   }
   for (const [from, targets] of graph) {
-    if (from.startsWith("lib/") && targets.includes(COMPOSITION_ROOT)) {
+    if (!from.startsWith("lib/")) continue;
+    if (targets.includes(COMPOSITION_ROOT)) {
       found.push(`${from} imports the composition root ${COMPOSITION_ROOT}`);
+    }
+    // Routes are the HTTP edge built on lib/; a lib module that needed one would invert that.
+    for (const route of targets.filter((to) => to.startsWith("routes/"))) {
+      found.push(`${from} imports the route module ${route}`);
     }
   }
   return found;

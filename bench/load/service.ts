@@ -51,7 +51,15 @@ export async function startService(
       "main.ts",
     ],
     cwd: root,
-    env: { ...env, PORT: String(port), HOST: "127.0.0.1", LOG: logPath },
+    env: {
+      // The default filter lists are on the internet; benches talk to loopback only.
+      ADBLOCK_LIST_URLS: "http://127.0.0.1:9/filters.txt",
+      ANNOYANCE_LIST_URLS: "http://127.0.0.1:9/filters.txt",
+      ...env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      LOG: logPath,
+    },
     stdin: "null",
     stdout: "null",
     stderr: "null",

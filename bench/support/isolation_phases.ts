@@ -6,7 +6,7 @@
 import type { Browser, Page } from "puppeteer-core";
 import { emulateDevice, userAgentsOf } from "../../lib/capture/page/context.ts";
 import { lockDownPage } from "../../lib/capture/page/lockdown.ts";
-import { createCaptureCache } from "../../lib/capture/cache.ts";
+import { createCaptureCache, jobKey } from "../../lib/capture/cache.ts";
 import type { Store } from "../../lib/store/store.ts";
 import type { Logger } from "../../lib/log.ts";
 import { descendantsOf, median } from "./measure.ts";
@@ -91,9 +91,10 @@ async function shootPhases(table: PhaseTable, run: PhaseRun, page: Page, write: 
     ));
   if (!write) return;
   const cache = createCaptureCache({ store: run.store, log: run.log, ttlMs: 60_000 });
+  const key = await jobKey({ url, deviceType: "desktop", colorScheme: "light" });
   await phase(table, "cache write (Deno KV)", pid, () =>
     cache.set(
-      { url, deviceType: "desktop", colorScheme: "light" },
+      key,
       { png: new Uint8Array(png), targetStatus: 200, strategy: "bench", capturedAt: Date.now() },
     ));
 }

@@ -2,7 +2,7 @@
  * Admission of renders by expected wait: a bounded queue in front of MAX_CONCURRENT_CAPTURES
  * render slots, refusing early (503 with Retry-After) what could not finish within the budget.
  */
-import { ApiError, upstreamUnavailable } from "../errors.ts";
+import { queueFullError } from "./failures.ts";
 import type { Clock } from "../clock.ts";
 
 // Before any render has been measured, one is assumed to take this long: between a simple page
@@ -39,14 +39,6 @@ export interface CaptureAdmissionOptions {
   clock: Clock;
   /** Hard ceiling on waiting renders, whatever the estimate (default 64 per slot). */
   maxQueued?: number;
-}
-
-/** The 503 of a queue that could not finish another render within the budget. */
-export function queueFullError(retryAfterS: number): ApiError {
-  return upstreamUnavailable("Too many captures are in progress.", {
-    hint: `Wait ${retryAfterS} seconds and retry; the capture queue is full for now.`,
-    headers: { "Retry-After": String(retryAfterS) },
-  });
 }
 
 /**

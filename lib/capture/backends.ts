@@ -6,7 +6,8 @@
  * in any browser, so that answer is final.
  */
 import type { Config } from "../config.ts";
-import { ApiError, upstreamUnavailable } from "../errors.ts";
+import { ApiError } from "../errors.ts";
+import { allBackendsDown } from "./failures.ts";
 import type { Logger } from "../log.ts";
 import type { AdFilters } from "./filter_lists.ts";
 import { type Resolver, resolveWithDns } from "../egress/address.ts";
@@ -143,16 +144,4 @@ export function chainCapturers(backends: StartableCapturer[], log: Logger): Star
 
 function isUnavailable(error: unknown): error is ApiError {
   return error instanceof ApiError && error.status === 503 && error.code === "upstream_unavailable";
-}
-
-/** The 503 when every backend is down: the soonest any of them may be back is the wait. */
-function allBackendsDown(errors: ApiError[]): ApiError {
-  const waits = errors.map((e) => Number(e.headers["Retry-After"])).filter((s) => s > 0);
-  const retryAfter = waits.length > 0 ? Math.min(...waits) : 10;
-  return upstreamUnavailable("No browser is available to render the page.", {
-    hint: "Every capture backend is down: the local Chromium and the remote browsers of " +
-      "BROWSER_WS_ENDPOINT (GET /healthz shows each one's state). " +
-      "Retry after Retry-After seconds.",
-    headers: { "Retry-After": String(retryAfter) },
-  });
 }

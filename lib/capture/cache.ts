@@ -17,9 +17,19 @@ export interface CachedCapture extends CaptureResult {
   capturedAt: number;
 }
 
+/**
+ * A job's identity, computed once per request (jobKey): the store key of its cached capture,
+ * the same key as one string (the single flight's), and the URL (the record's metadata).
+ */
+export interface JobKey {
+  store: StoreKey;
+  id: string;
+  url: string;
+}
+
 export interface CaptureCache {
-  get(job: CaptureJob): Promise<CachedCapture | null>;
-  set(job: CaptureJob, capture: CachedCapture): Promise<void>;
+  get(key: JobKey): Promise<CachedCapture | null>;
+  set(key: JobKey, capture: CachedCapture): Promise<void>;
   /** Removes every variant (device, scheme, options) of one normalised URL; returns the count. */
   purgeUrl(url: string): Promise<number>;
   /** Removes every cached capture; returns the count. */
@@ -38,8 +48,8 @@ const ROOT = "capture";
  * The prefix of every variant of one URL. The URL is hashed so keys stay short whatever its
  * length (Deno KV keys are capped at 2 KiB) and carry no user text.
  */
-export async function captureUrlKey(url: string): Promise<StoreKey> {
-  return [ROOT, await urlHash(url)];
+export function captureUrlKey(url: string): StoreKey {
+  return [ROOT, urlHash(url)];
 }
 
 /**
@@ -57,9 +67,22 @@ export async function captureTarget(job: CaptureJob): Promise<string> {
  * every option variant still sits under the URL's prefix for purging).
  */
 export async function captureKey(job: CaptureJob): Promise<StoreKey> {
-  const digest = await optionsDigest(job.options);
-  const key = [...await captureUrlKey(await captureTarget(job)), job.deviceType, job.colorScheme];
-  return digest ? [...key, digest] : key;
+  return (await jobKey(job)).store;
+}
+
+/** The identity of `job`: its cache key, hashed once, and that key as one string. */
+export async function jobKey(job: CaptureJob): Promise<JobKey> {
+  return jobKeyOf(job, await optionsDigest(job.options), await captureTarget(job));
+}
+
+/**
+ * The identity of `job` once its options' digest (optionsDigest) and its target (captureTarget)
+ * are known.
+ */
+export function jobKeyOf(job: CaptureJob, digest: string | null, target = job.url): JobKey {
+  const key = [...captureUrlKey(target), job.deviceType, job.colorScheme];
+  const store = digest ? [...key, digest] : key;
+  return { store, id: store.join("/"), url: job.url };
 }
 
 /** Captures in the store; store failures are logged and behave as a miss or a skipped write. */
@@ -67,10 +90,10 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
   const { store, log, ttlMs } = options;
 
   return {
-    async get(job) {
+    async get(key) {
       try {
         const blob = await withTimeout(
-          store.getBlob(await captureKey(job)),
+          store.getBlob(key.store),
           CACHE_READ_TIMEOUT_MS,
           "capture cache read",
         );
@@ -92,10 +115,10 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
       }
     },
 
-    async set(job, capture) {
+    async set(key, capture) {
       try {
         const meta = {
-          url: job.url,
+          url: key.url,
           strategy: capture.strategy,
           capturedAt: capture.capturedAt,
           targetStatus: capture.targetStatus,
@@ -104,7 +127,7 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
           ...(capture.page ? { page: capture.page } : {}),
         };
         await withTimeout(
-          store.setBlob(await captureKey(job), { bytes: capture.png, meta }, ttlMs),
+          store.setBlob(key.store, { bytes: capture.png, meta }, ttlMs),
           CACHE_WRITE_TIMEOUT_MS,
           "capture cache write",
         );
@@ -114,7 +137,7 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
     },
 
     async purgeUrl(url) {
-      return await store.deleteBlobs(await captureUrlKey(url));
+      return await store.deleteBlobs(captureUrlKey(url));
     },
 
     purgeAll() {

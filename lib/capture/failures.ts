@@ -13,6 +13,8 @@ import {
 import { type EgressRefusal, RefusedDestination } from "../egress/types.ts";
 import { PageFailure, type PageFailureDetail } from "./page/page_failure.ts";
 import { isPuppeteerTimeout } from "./page/puppeteer.ts";
+import { ExportFailure } from "../codecs/errors.ts";
+import { exportFailureError } from "../codecs/failures.ts";
 import { RequestFailure, type RequestFailureDetail } from "./request/request_failure.ts";
 import type { Logger } from "../log.ts";
 import { redactUrls } from "./request/log_target.ts";
@@ -26,6 +28,24 @@ export class BackendDownError extends Error {
     super(message);
     this.name = "BackendDownError";
   }
+}
+
+/** 503 when no remote browser is connected or reachable. */
+export function remoteUnavailable(retryAfter: number): ApiError {
+  return upstreamUnavailable("No remote browser is reachable.", {
+    hint: "The browsers of BROWSER_WS_ENDPOINT do not answer; the service keeps reconnecting. " +
+      "Retry after Retry-After seconds.",
+    headers: { "Retry-After": String(retryAfter) },
+  });
+}
+
+/** 503 when the connection to the remote browser dropped during the capture. */
+export function remoteLost(): ApiError {
+  return upstreamUnavailable("The remote browser went away during the capture.", {
+    hint: "The connection to the remote browser dropped; the service is reconnecting. " +
+      "Retry after Retry-After seconds.",
+    headers: { "Retry-After": "1" },
+  });
 }
 
 /** 503 when no browser can run; the hint names the three ways to provide one. */
@@ -126,6 +146,8 @@ export function typedFailureError(error: unknown): ApiError | undefined {
   if (error instanceof RefusedDestination) return refusalError(error.refusal);
   if (error instanceof PageFailure) return pageFailureError(error.detail);
   if (error instanceof RequestFailure) return requestFailureError(error.detail);
+  // A full page re-encoded to jpeg or webp meets the export codecs (transcode.ts).
+  if (error instanceof ExportFailure) return exportFailureError(error);
   return undefined;
 }
 
@@ -271,4 +293,56 @@ export function failedCapture(error: unknown, capture: FailedCapture): ApiError 
     ...failure.logDetail,
   });
   return failure;
+}
+
+/** The answer to a request whose own client went away before its capture finished. */
+export function cancelledError(): ApiError {
+  return upstreamTimeout(
+    "The request was cancelled before the capture " +
+      "finished.",
+    { hint: "Keep the connection open until the capture completes." },
+  );
+}
+
+/** A target's error status, for failOnHttpError: the target's answer is what failed. */
+export function targetStatusError(status: number): ApiError {
+  return upstreamFailed(`The page answered with HTTP ${status}.`, {
+    status: 502,
+    hint: `The target's main document ended with status ${status} (failOnHttpError is on); ` +
+      "check the URL, or send failOnHttpError: false to capture the page as a browser shows it.",
+  });
+}
+
+/** The service's deadline passed: the capturer ignored its own timeouts. */
+export function hardTimeoutError(ms: number): ApiError {
+  return upstreamTimeout(`The capture did not finish within ${ms} ms.`, {
+    hint: "Try again later, or try a lighter page.",
+  });
+}
+
+/** A backend failed in a way it did not map itself (logged by the service). */
+export function renderFailedError(): ApiError {
+  return upstreamFailed("The screenshot could not be produced.", {
+    hint: "Check that the page loads in a browser, then retry.",
+  });
+}
+
+/** The 503 of a queue that could not finish another render within the budget. */
+export function queueFullError(retryAfterS: number): ApiError {
+  return upstreamUnavailable("Too many captures are in progress.", {
+    hint: `Wait ${retryAfterS} seconds and retry; the capture queue is full for now.`,
+    headers: { "Retry-After": String(retryAfterS) },
+  });
+}
+
+/** The 503 when every backend is down: the soonest any of them may be back is the wait. */
+export function allBackendsDown(errors: ApiError[]): ApiError {
+  const waits = errors.map((e) => Number(e.headers["Retry-After"])).filter((s) => s > 0);
+  const retryAfter = waits.length > 0 ? Math.min(...waits) : 10;
+  return upstreamUnavailable("No browser is available to render the page.", {
+    hint: "Every capture backend is down: the local Chromium and the remote browsers of " +
+      "BROWSER_WS_ENDPOINT (GET /healthz shows each one's state). " +
+      "Retry after Retry-After seconds.",
+    headers: { "Retry-After": String(retryAfter) },
+  });
 }

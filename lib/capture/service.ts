@@ -1,13 +1,29 @@
-import { ApiError, upstreamFailed, upstreamTimeout } from "../errors.ts";
+/**
+ * The screenshot service: the request path of a capture, from the cache to a render and back.
+ * The parts it puts together live beside it: freshness.ts (may a cached capture answer),
+ * flights.ts (one shared render per key), write_order.ts (cache writes of a key land in render
+ * order), bounded_render.ts (a render slot and the deadline), failures.ts (its errors).
+ */
 import type { Logger } from "../log.ts";
 import type { Clock } from "../clock.ts";
-import { type CachedCapture, type CaptureCache, captureTarget } from "./cache.ts";
+import {
+  type CachedCapture,
+  type CaptureCache,
+  captureTarget,
+  type JobKey,
+  jobKeyOf,
+} from "./cache.ts";
 import { optionsDigest } from "./request/options.ts";
 import { createCaptureAdmission } from "./admission.ts";
 import type { CaptureJob, Capturer } from "./types.ts";
 import { METRICS } from "../telemetry/metrics.ts";
 import { traced } from "../telemetry/trace.ts";
-import { redactUrls, targetLogFields } from "./request/log_target.ts";
+import { targetLogFields } from "./request/log_target.ts";
+import { cancelledError, targetStatusError } from "./failures.ts";
+import { createFlights, type Flight } from "./flights.ts";
+import { createBoundedRender } from "./bounded_render.ts";
+import { type Freshness, freshnessOf } from "./freshness.ts";
+import { createOrderedWrites } from "./write_order.ts";
 
 /** Largest capture written to the cache; bigger ones are served but not stored. */
 export const DEFAULT_MAX_CACHED_PNG_BYTES = 8 * 1024 * 1024;
@@ -67,50 +83,9 @@ export interface ScreenshotServiceOptions {
   maxCachedBytes?: number;
 }
 
-/** One render in progress, shared by every identical request that arrives meanwhile. */
-interface Flight {
-  key: string;
-  /** Started for a forceRefresh request: it began after that request asked for fresh pixels. */
-  forced: boolean;
-  controller: AbortController;
-  waiters: number;
-  /** A stale-while-revalidate refresh nobody waits for: a leaving joiner does not abort it. */
-  background: boolean;
-  /** Whether a 4xx/5xx render may be cached: no waiter asked for failOnHttpError. */
-  cacheErrorPages: boolean;
-  /** The finished render while its cache write is still running: newer than the store's. */
-  done?: CachedCapture;
-  promise: Promise<CachedCapture>;
-}
-
-/** The reason given to a waiter whose own client went away. */
-function cancelledError(): ApiError {
-  return upstreamTimeout(
-    "The request was cancelled before the capture " +
-      "finished.",
-    { hint: "Keep the connection open until the capture completes." },
-  );
-}
-
-/** A target's error status, for failOnHttpError: the target's answer is what failed. */
-function targetStatusError(status: number): ApiError {
-  return upstreamFailed(`The page answered with HTTP ${status}.`, {
-    status: 502,
-    hint: `The target's main document ended with status ${status} (failOnHttpError is on); ` +
-      "check the URL, or send failOnHttpError: false to capture the page as a browser shows it.",
-  });
-}
-
 /** Whether a main-document status is an HTTP error (4xx or 5xx). */
 function isErrorStatus(status: number | null): status is number {
   return status !== null && status >= 400;
-}
-
-/** The deadline's error: the capturer ignored its own timeouts. */
-function hardTimeoutError(ms: number): ApiError {
-  return upstreamTimeout(`The capture did not finish within ${ms} ms.`, {
-    hint: "Try again later, or try a lighter page.",
-  });
 }
 
 /**
@@ -127,111 +102,30 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
     clock,
     maxQueued: options.maxQueued,
   });
-  const flights = new Map<string, Flight>();
-  // The cache write in progress per key, so writes of one key land in the order of their renders.
-  const writes = new Map<string, Promise<void>>();
-
-  async function render(job: CaptureJob, signal: AbortSignal): Promise<CachedCapture> {
-    const release = await traced("capture.queue_wait", {}, () => admission.acquire(signal));
-    const deadline = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let outcome: "finished" | "abandoned" = "abandoned";
-    try {
-      const work = capturer.capture(job, AbortSignal.any([signal, deadline.signal]));
-      work.catch(() => {}); // after the deadline nobody awaits it
-      const expired = new Promise<never>((_, reject) => {
-        // Why: a hung capturer would hold its slot forever and starve the queue.
-        timer = setTimeout(() => {
-          deadline.abort();
-          reject(hardTimeoutError(hardTimeoutMs));
-        }, hardTimeoutMs);
-      });
-      const result = await Promise.race([work, expired]);
-      outcome = "finished";
-      return { ...result, capturedAt: clock.now() };
-    } catch (error) {
-      // A page that failed on its own took a real render's time; a timeout or a client that
-      // left did not end the render, so its duration teaches the admission estimate nothing.
-      const cutOff = signal.aborted || deadline.signal.aborted ||
-        (error instanceof ApiError && error.status === 408);
-      if (!cutOff) outcome = "finished";
-      if (error instanceof ApiError || signal.aborted) throw error;
-      log.error("capture failed", { ...await targetLogFields(job.url), error: redactError(error) });
-      throw upstreamFailed("The screenshot could not be produced.", {
-        hint: "Check that the page loads in a browser, then retry.",
-      });
-    } finally {
-      clearTimeout(timer);
-      release(outcome);
-    }
-  }
+  const render = createBoundedRender({ capturer, admission, clock, log, hardTimeoutMs });
+  const writes = createOrderedWrites();
+  const flights = createFlights({ render, keep });
 
   /** Writes a finished render of the flight's key, unless a newer flight or a rule says not. */
-  async function keep(flight: Flight, job: CaptureJob, capture: CachedCapture): Promise<void> {
+  async function keep(flight: Flight, capture: CachedCapture): Promise<void> {
+    const { key } = flight;
     // Only the current flight of a key writes: an older render that finishes after a
     // forceRefresh render must not put its older image back.
-    if (flights.get(flight.key) !== flight) return;
+    if (flights.get(key.id) !== flight) return;
     // failOnHttpError: an error page is refused to its asker, so it is not kept either.
     if (isErrorStatus(capture.targetStatus) && !flight.cacheErrorPages) return;
     if (capture.png.byteLength <= maxCachedBytes) {
-      // A write of an older render of the key that is still running ends first: the newer
-      // image must land last, or a slow old write would put the old image back.
-      const before = writes.get(flight.key);
-      const write = (async () => {
-        await before?.catch(() => {});
-        await traced("capture.cache_write", {}, () => cache.set(job, capture));
-      })();
-      writes.set(flight.key, write);
-      try {
-        await write;
-      } finally {
-        if (writes.get(flight.key) === write) writes.delete(flight.key);
-      }
+      await writes.write(
+        key.id,
+        () => traced("capture.cache_write", {}, () => cache.set(key, capture)),
+      );
     } else {
       log.warn("capture too large to cache; served only", {
-        ...await targetLogFields(job.url),
+        ...await targetLogFields(key.url),
         bytes: capture.png.byteLength,
         maxCachedBytes,
       });
     }
-  }
-
-  function startFlight(
-    key: string,
-    job: CaptureJob,
-    options: { forced: boolean; background?: boolean },
-  ): Flight {
-    const controller = new AbortController();
-    const promise = render(job, controller.signal);
-    promise.catch(() => {}); // every waiter may have left; the rejection is theirs
-    const flight: Flight = {
-      key,
-      forced: options.forced,
-      background: options.background ?? false,
-      controller,
-      waiters: 0,
-      cacheErrorPages: true,
-      promise,
-    };
-    flights.set(key, flight);
-    // Waiters get the image as soon as it is ready, not after the store write (a network
-    // store is felt); the flight stays joinable until the write ends, so an identical request
-    // that misses the not-yet-written entry still gets this render.
-    void promise.then((capture) => (flight.done = capture, keep(flight, job, capture)))
-      .catch(() => {})
-      .finally(() => {
-        if (flights.get(key) === flight) flights.delete(key);
-      });
-    return flight;
-  }
-
-  /** A render for one request only (credentials): never cached, never joined by another. */
-  function privateFlight(job: CaptureJob): Flight {
-    const controller = new AbortController();
-    const promise = render(job, controller.signal);
-    promise.catch(() => {});
-    const flight = { key: "", forced: true, background: false, controller, waiters: 0, promise };
-    return { ...flight, cacheErrorPages: false };
   }
 
   /**
@@ -239,84 +133,87 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
    * the refresh), and only while no request waits for a slot, so a refresh never delays or
    * displaces a client's render; the queue's admission refuses it like any other.
    */
-  function revalidate(key: string, job: CaptureJob): void {
-    if (flights.has(key) || admission.stats().queued > 0) return;
-    startFlight(key, job, { forced: false, background: true });
+  function revalidate(key: JobKey, job: CaptureJob): void {
+    if (flights.get(key.id) || admission.stats().queued > 0) return;
+    flights.start(key, job, { forced: false, background: true });
   }
 
-  /** Waits for a flight on behalf of one request; the last waiter to leave aborts it. */
-  function join(flight: Flight, signal?: AbortSignal): Promise<CachedCapture> {
-    flight.waiters++;
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        flight.waiters--;
-        if (flight.waiters === 0 && !flight.background) {
-          if (flights.get(flight.key) === flight) flights.delete(flight.key);
-          flight.controller.abort(cancelledError());
-        }
-        reject(cancelledError());
-      };
-      // A listener added to a signal that has already fired would never run.
-      if (signal?.aborted) return onAbort();
-      const done = () => signal?.removeEventListener("abort", onAbort);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      flight.promise.then(
-        (capture) => (done(), resolve(capture)),
-        (error) => (done(), reject(error)),
-      );
-    });
+  /** A cached capture as this request's answer: counted as a hit, refused if an error page. */
+  function served(
+    capture: CachedCapture,
+    freshness: Freshness,
+    failOnHttpError: boolean,
+  ): ScreenshotOutcome {
+    METRICS.captureCache.inc({ result: "hit" });
+    if (failOnHttpError && isErrorStatus(capture.targetStatus)) {
+      throw targetStatusError(capture.targetStatus);
+    }
+    const age = Math.floor(freshness.ageMs / 1000);
+    return {
+      ...capture,
+      cached: true,
+      age,
+      ...(freshness.state === "stale" ? { stale: true } : {}),
+    };
+  }
+
+  /**
+   * A finished render whose write is still running is the entry the store is about to hold
+   * (newer than the one it may still have): served as that entry when it is young enough.
+   */
+  function beingWritten(key: JobKey, options: TakeOptions): ScreenshotOutcome | null {
+    const done = flights.get(key.id)?.done;
+    if (options.forceRefresh || !done) return null;
+    const freshness = freshnessOf(done.capturedAt, clock.now(), { maxAgeMs: options.maxAgeMs });
+    if (freshness.state !== "fresh") return null;
+    return served(done, freshness, options.failOnHttpError ?? false);
+  }
+
+  /** The cached answer for `key`, if any may serve this request (refreshing a stale one). */
+  async function fromCache(
+    key: JobKey,
+    job: CaptureJob,
+    options: TakeOptions,
+  ): Promise<ScreenshotOutcome | null> {
+    // One lookup counted per request: an entry found is a hit, in the store or being written.
+    // Looked for before the store is read and again after a miss (it may have finished since).
+    const written = beingWritten(key, options);
+    if (written) return written;
+    if (options.forceRefresh) return null;
+    const hit = await traced("capture.cache_read", {}, () => cache.get(key));
+    if (hit) {
+      const freshness = freshnessOf(hit.capturedAt, clock.now(), options);
+      if (freshness.state === "stale") revalidate(key, job);
+      if (freshness.state !== "expired") {
+        return served(hit, freshness, options.failOnHttpError ?? false);
+      }
+    }
+    const landed = beingWritten(key, options);
+    if (landed) return landed;
+    METRICS.captureCache.inc({ result: "miss" });
+    return null;
   }
 
   return {
     async take(job, options = {}) {
-      const { forceRefresh = false, signal, failOnHttpError = false, maxAgeMs } = options;
-      const refuseErrorPage = (capture: CachedCapture) => {
+      const { forceRefresh = false, signal, failOnHttpError = false } = options;
+      const rendered = (capture: CachedCapture): ScreenshotOutcome => {
         if (failOnHttpError && isErrorStatus(capture.targetStatus)) {
           throw targetStatusError(capture.targetStatus);
         }
+        return { ...capture, cached: false, age: 0 };
       };
       if (job.credentials) {
         // A capture behind a login is the caller's alone: no cache, no shared flight.
-        const capture = await join(privateFlight(job), signal);
-        refuseErrorPage(capture);
-        return { ...capture, cached: false, age: 0 };
+        return rendered(await flights.join(flights.solo(job), signal));
       }
-      const key = `${await captureTarget(job)}\n${job.deviceType}\n${job.colorScheme}\n` +
-        (await optionsDigest(job.options) ?? "");
-      // A finished render whose write is still running is the entry the store is about to
-      // hold (newer than the one it may still have): served as that entry, before the store
-      // is read and again after a miss (it may have finished meanwhile).
-      const fromWrite = (): ScreenshotOutcome | null => {
-        const done = flights.get(key)?.done;
-        if (forceRefresh || !done) return null;
-        const ageMs = Math.max(0, clock.now() - done.capturedAt);
-        if (maxAgeMs !== undefined && ageMs > maxAgeMs) return null;
-        METRICS.captureCache.inc({ result: "hit" });
-        refuseErrorPage(done);
-        return { ...done, cached: true, age: Math.floor(ageMs / 1000) };
-      };
-      // One lookup counted per request: an entry found is a hit, in the store or being written.
-      const written = fromWrite();
-      if (written) return written;
-      if (!forceRefresh) {
-        const hit = await traced("capture.cache_read", {}, () => cache.get(job));
-        const ageMs = hit ? Math.max(0, clock.now() - hit.capturedAt) : 0;
-        const young = hit !== null && (maxAgeMs === undefined || ageMs <= maxAgeMs);
-        const stale = hit !== null && !young && options.staleWhileRevalidate === true;
-        if (hit && (young || stale)) {
-          METRICS.captureCache.inc({ result: "hit" });
-          if (stale) revalidate(key, job);
-          refuseErrorPage(hit);
-          const age = Math.floor(ageMs / 1000);
-          return { ...hit, cached: true, age, ...(stale ? { stale: true } : {}) };
-        }
-        const landed = fromWrite();
-        if (landed) return landed;
-        METRICS.captureCache.inc({ result: "miss" });
-      }
+      const key = jobKeyOf(job, await optionsDigest(job.options), await captureTarget(job));
+      // A refresh reads no cache: only a render started after it was asked for may answer it.
+      const cached = forceRefresh ? null : await fromCache(key, job, options);
+      if (cached) return cached;
       // Checked after the last await: a client gone by now must not start a render for nobody.
       if (signal?.aborted) throw cancelledError();
-      let flight = flights.get(key);
+      let flight = flights.get(key.id);
       // Plain requests join any render of the key. A forceRefresh request joins only a render
       // started for another forceRefresh (a burst of identical refreshes renders once): a
       // render started for a cache miss may have begun well before the refresh was asked for,
@@ -324,24 +221,13 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
       // A finished render (its write still running) reaches here only when it is not wanted:
       // a refresh, or older than maxAge. It is not joined.
       if (!flight || flight.done || (forceRefresh && !flight.forced)) {
-        flight = startFlight(key, job, { forced: forceRefresh });
+        flight = flights.start(key, job, { forced: forceRefresh });
       }
       if (failOnHttpError) flight.cacheErrorPages = false;
-      const capture = await join(flight, signal);
-      refuseErrorPage(capture);
-      return { ...capture, cached: false, age: 0 };
+      return rendered(await flights.join(flight, signal));
     },
 
-    stats: () => ({ ...admission.stats(), flights: flights.size }),
-    async writesSettled() {
-      // A write chains on the key's previous one, so the latest per key covers them all.
-      while (writes.size > 0) await Promise.allSettled([...writes.values()]);
-    },
+    stats: () => ({ ...admission.stats(), flights: flights.size() }),
+    writesSettled: () => writes.settled(),
   };
-}
-
-/** An unexpected error for the log, without the query strings its message may quote. */
-function redactError(error: unknown): { name?: string; message: string } {
-  if (!(error instanceof Error)) return { message: redactUrls(String(error)) };
-  return { name: error.name, message: redactUrls(error.message) };
 }

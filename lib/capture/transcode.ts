@@ -4,6 +4,7 @@
  * as PNG, and is re-encoded here by the export codecs at the request's quality.
  */
 import type { ImageExporter } from "../codecs/exporter.ts";
+import { typedFailureError } from "./failures.ts";
 import type { CaptureJob, Capturer, CaptureResult } from "./types.ts";
 import { DEFAULT_QUALITY } from "./request/options.ts";
 
@@ -33,8 +34,13 @@ export function inJobFormat(capturer: Capturer, transcode: Transcoder): Capturer
       const wanted = job.options?.format ?? "png";
       if (wanted === "png" || (result.format ?? "png") === wanted) return result;
       const quality = job.options?.quality ?? DEFAULT_QUALITY;
-      const png = await transcode(result.png, { format: wanted, quality });
-      return { ...result, png, format: wanted };
+      try {
+        const png = await transcode(result.png, { format: wanted, quality });
+        return { ...result, png, format: wanted };
+      } catch (error) {
+        // The codecs' typed failure (a busy encoder: 503 with Retry-After) as the API's answer.
+        throw typedFailureError(error) ?? error;
+      }
     },
   };
 }

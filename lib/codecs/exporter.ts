@@ -2,11 +2,12 @@
  * The ImageExporter behind POST /api/export: checks the upload from its header, then runs the
  * export on the sharp fast path when it loads, or on the wasm codecs in a Worker pool otherwise.
  */
-import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { swapsAxes } from "./exif.ts";
 import { embedIcc } from "./icc.ts";
-import { type ExportRequest, ImageProcessingError, planExport } from "./plan.ts";
+import { type ExportRequest, planExport, undecodable } from "./plan.ts";
+import { ExportFailure } from "./errors.ts";
+import { exportAnswer } from "./failures.ts";
 import { CONTENT_TYPES, type ExportPlan, EXTENSIONS, PRESETS } from "./presets.ts";
 import { BANDED_REMAP_MIN_PIXELS } from "./palette_bands.ts";
 import { bandCount } from "./png_bands.ts";
@@ -127,9 +128,10 @@ function exporterOf(
           return traced("export.transcode", { path: encoder }, () => hooks.run(slot, input, plan));
         });
       } catch (error) {
-        admission.end(outcomeOf(error));
-        if (error instanceof ApiError) throw error;
-        throw new ImageProcessingError(error instanceof Error ? error.message : String(error));
+        // The stage's outcome is the code the client will get.
+        admission.end(outcomeOf(exportAnswer(error)));
+        if (error instanceof ExportFailure) throw error;
+        throw undecodable(error instanceof Error ? error.message : String(error));
       }
       const upright = swapsAxes(plan.orientation);
       return {

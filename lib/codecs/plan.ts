@@ -2,7 +2,7 @@
  * What an export will be, read from the upload's bytes alone before any decoder runs: its kind
  * by magic bytes, its size, orientation, alpha and colour profile from the header.
  */
-import { ApiError, invalidRequest, unsupportedValue } from "../errors.ts";
+import { ExportFailure } from "./errors.ts";
 import { iccColourSpace, readIcc } from "./icc.ts";
 import { readImageInfo, sniffKind } from "./image_info.ts";
 import {
@@ -21,58 +21,30 @@ export interface ExportRequest {
   quality?: number;
 }
 
-/** A decode/encode failure: 500 with a hint, the internal detail only in the logs. */
-export class ImageProcessingError extends ApiError {
-  constructor(readonly detail: string) {
-    super(500, "internal_error", "The image could not be processed.", {
-      hint: "The file looks like a PNG, JPEG or WebP but could not be decoded; check that it " +
-        "opens in an image viewer, export it again and retry.",
-    });
-  }
+/** A decode/encode failure; `reason` is for the logs only. */
+export function undecodable(reason: string): ExportFailure {
+  return new ExportFailure({ kind: "undecodable", reason });
 }
 
 /** Checks an upload from its bytes alone (type by magic bytes, size from the header). */
 export function planExport(input: Uint8Array, request: ExportRequest): ExportPlan {
-  if (input.length === 0) {
-    throw invalidRequest("The image part is empty.", {
-      hint: "Attach the picture to export as the multipart part named image.",
-    });
-  }
+  if (input.length === 0) throw new ExportFailure({ kind: "empty" });
   const kind = sniffKind(input);
-  if (!kind) {
-    throw unsupportedValue("image must be a PNG, JPEG or WebP file.", {
-      hint: "Upload PNG, JPEG or WebP; the type is read from the file's bytes, not its name " +
-        "or declared Content-Type.",
-    });
-  }
+  if (!kind) throw new ExportFailure({ kind: "not_an_image" });
   const info = readImageInfo(kind, input);
-  if (!info) throw new ImageProcessingError(`unreadable ${kind} header`);
-  if (info.animated) {
-    throw unsupportedValue("Animated WebP images are not supported.", {
-      hint: "Upload a still image (a single frame).",
-    });
-  }
-  // unsupported_value, not invalid_request: the request is well-formed, but this image's size
-  // is outside the supported range, as a format outside png/jpeg/webp would be.
+  if (!info) throw undecodable(`unreadable ${kind} header`);
+  if (info.animated) throw new ExportFailure({ kind: "animated" });
   if (info.width * info.height > MAX_PIXELS || Math.max(info.width, info.height) > MAX_SIDE) {
-    throw unsupportedValue(
-      `The image is ${info.width}x${info.height} pixels; at most ${MAX_PIXELS / 1e6} ` +
-        `megapixels and ${MAX_SIDE} pixels per side are supported.`,
-      { hint: "Scale the image down (or export a smaller region) and retry." },
-    );
+    throw new ExportFailure({ kind: "too_large", width: info.width, height: info.height });
   }
   if (request.format === "webp" && Math.max(info.width, info.height) > WEBP_MAX_SIDE) {
-    throw unsupportedValue(
-      `The image is ${info.width}x${info.height} pixels; WebP holds at most ${WEBP_MAX_SIDE} ` +
-        "pixels per side.",
-      { hint: "Export this image as PNG or JPEG, or export a smaller region as WebP." },
-    );
+    throw new ExportFailure({ kind: "too_tall_for_webp", width: info.width, height: info.height });
   }
   // A JPEG needs at least one Huffman-coded bit per 8x8 block; MozJPEG's decoder pads missing
   // scan data with grey instead of failing, so without this a 3 KB file that claims 49 MP would
   // cost seconds of encoding. The bound is half the true minimum, so no real file trips it.
   if (kind === "jpeg" && input.length < (info.width * info.height) / 1024) {
-    throw new ImageProcessingError(
+    throw undecodable(
       `jpeg of ${input.length} bytes cannot hold ${info.width}x${info.height} pixels`,
     );
   }

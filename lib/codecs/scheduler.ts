@@ -3,7 +3,7 @@
  * slot only small images may use, and a FIFO queue bounded by expected wait and by the upload
  * bytes it holds. Past either it is a 503, never an unbounded pile of uploads held in memory.
  */
-import { ApiError, upstreamUnavailable } from "../errors.ts";
+import { ExportFailure } from "./errors.ts";
 
 export interface SchedulerOptions {
   /** Regular slots: jobs of any size (one per core). */
@@ -166,9 +166,6 @@ export class JobScheduler {
   }
 }
 
-function busyError(retryAfterS: number): ApiError {
-  return upstreamUnavailable("The image encoder is busy.", {
-    hint: `Too many exports are in progress; retry after ${retryAfterS} seconds.`,
-    headers: { "Retry-After": String(retryAfterS) },
-  });
+function busyError(retryAfterS: number): ExportFailure {
+  return new ExportFailure({ kind: "busy", retryAfterS });
 }

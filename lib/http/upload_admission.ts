@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app_env.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
+import { exportAnswer } from "../codecs/failures.ts";
 import { discardBody } from "./middleware.ts";
 
 // Refused uploads up to this size (screenshots are about 0.5 to 2 MB) are drained before the 503;
@@ -32,7 +33,8 @@ export function exportAdmission(): MiddlewareHandler<AppEnv> {
     let release: () => void;
     try {
       release = exporter.reserve(Math.min(declared, config.MAX_UPLOAD_BYTES));
-    } catch (busy) {
+    } catch (error) {
+      const busy = exportAnswer(error);
       if (declared <= DRAINED_REFUSAL_BYTES) {
         // A small upload is read and dropped, so its client reads the 503 on a connection that
         // stays usable (a load generator counts a reset as an error, not as an answer).

@@ -1,4 +1,4 @@
-import { forbiddenDomain, invalidUrl } from "../errors.ts";
+import { MediaFailure } from "./failure.ts";
 import { MEDIA_HOSTS, type MediaHost } from "../upstreams.ts";
 
 /**
@@ -19,19 +19,12 @@ export function allowedMediaHost(url: URL): MediaHost | null {
     : null;
 }
 
-/** Parses the client's `url` and checks it against the allowlist; throws the API's 400/403. */
+/** Parses the client's `url` and checks it against the allowlist; throws a MediaFailure. */
 export function parseMediaUrl(raw: string): { url: URL; host: MediaHost } {
   const url = URL.parse(raw);
-  if (!url) {
-    throw invalidUrl("url is not a valid absolute URL.", {
-      hint: "Send an absolute https URL of a media file, e.g. " +
-        "https://pbs.twimg.com/media/example.jpg (URL-encode it in the query string).",
-    });
-  }
+  if (!url) throw new MediaFailure({ kind: "invalid_url" });
   const host = allowedMediaHost(url);
-  if (!host) {
-    throw forbiddenDomain("This URL may not be proxied.");
-  }
+  if (!host) throw new MediaFailure({ kind: "forbidden_host" });
   return { url, host };
 }
 

@@ -1,4 +1,4 @@
-import { ApiError, upstreamFailed, upstreamTimeout } from "../errors.ts";
+import { MediaFailure } from "./failure.ts";
 import { METRICS } from "../telemetry/metrics.ts";
 import type { Logger } from "../log.ts";
 import { abortAfter } from "../timeout.ts";
@@ -81,19 +81,14 @@ export async function proxyMedia(deps: MediaProxyDeps, req: MediaRequest): Promi
   try {
     ({ res, host } = await fetchFollowingRedirects(deps, req, signal));
   } catch (error) {
-    if (error instanceof ApiError) throw error;
+    if (error instanceof MediaFailure) throw error;
     if (signal.reason === headerTimeout) {
-      throw upstreamTimeout("The media host did not answer in time.", {
-        status: 500,
-        hint: `No response within ${upstreams.mediaHeaderTimeoutMs} ms; retry later.`,
-      });
+      throw new MediaFailure({ kind: "timeout", ms: upstreams.mediaHeaderTimeoutMs });
     }
     if (signal.reason !== clientGone) {
       deps.log.warn("media fetch failed", { host: req.host, error });
     }
-    throw upstreamFailed("The media file could not be fetched.", {
-      hint: "The media host could not be reached; retry later.",
-    });
+    throw new MediaFailure({ kind: "unreachable" });
   } finally {
     headerDeadline.clear();
   }
@@ -155,9 +150,9 @@ export async function proxyMedia(deps: MediaProxyDeps, req: MediaRequest): Promi
   return new Response(body, { status: res.status, headers });
 }
 
-/** A 502: the media host answered, but not with something we may pass on. */
-function refused(hint: string): ApiError {
-  return upstreamFailed("The media host refused the request.", { status: 502, hint });
+/** The media host answered, but not with something we may pass on. */
+function refused(reason: string): MediaFailure {
+  return new MediaFailure({ kind: "refused", reason });
 }
 
 async function fetchFollowingRedirects(

@@ -10,7 +10,6 @@
  * messages embed the upstream URL. The request itself (URL, features, token) is unchanged.
  */
 import { readCapped } from "../bytes.ts";
-import { ApiError, upstreamFailed, upstreamTimeout } from "../errors.ts";
 import { abortAfter } from "../timeout.ts";
 
 /** The `features` flags react-tweet sends; the interface shapes its payload by them. */
@@ -45,7 +44,7 @@ export const TOMBSTONE_REASONS = [
 
 export type TombstoneReason = typeof TOMBSTONE_REASONS[number];
 
-/** What the upstream said about a post; failures are thrown as ApiErrors instead. */
+/** What the upstream said about a post; failures are thrown as PostFailure instead. */
 export type PostLookup =
   | { kind: "found"; data: Record<string, unknown> }
   | { kind: "not_found" }
@@ -77,7 +76,7 @@ export interface FetchPostOptions {
   timeoutMs: number;
 }
 
-/** Fetches one post: found, unknown or tombstoned; throws upstream_failed / upstream_timeout. */
+/** Fetches one post: found, unknown or tombstoned; throws PostFailure when it cannot tell. */
 export async function fetchPost(
   { fetch: fetchFn, origin, id, timeoutMs }: FetchPostOptions,
 ): Promise<PostLookup> {
@@ -103,19 +102,31 @@ export async function fetchPost(
     }
     return classify(parseJson(await readBody(res)));
   } catch (error) {
-    if (error instanceof ApiError) throw error;
-    if (deadline.signal.reason === timeout) {
-      throw upstreamTimeout("The syndication service did not answer in time.", {
-        status: 500,
-        hint: `It gave no complete answer within ${timeoutMs} ms; retry in a moment.`,
-      });
-    }
+    if (error instanceof PostFailure) throw error;
+    if (deadline.signal.reason === timeout) throw new PostFailure({ kind: "timeout", timeoutMs });
     throw postUnfetchable("The syndication service could not be reached; retry later.");
   }
 }
 
-function postUnfetchable(hint: string): ApiError {
-  return upstreamFailed("The post could not be fetched.", { hint });
+/**
+ * Why a post could not be looked up, in the upstream's terms; the route (routes/post.ts) gives
+ * each kind its status, code and hint.
+ */
+export type PostFailureDetail =
+  /** The interface answered with something unusable, or not at all; `reason` says which. */
+  | { kind: "unfetchable"; reason: string }
+  /** No complete answer within the lookup's budget. */
+  | { kind: "timeout"; timeoutMs: number };
+
+export class PostFailure extends Error {
+  constructor(readonly detail: PostFailureDetail) {
+    super(`post failure: ${detail.kind}`);
+    this.name = "PostFailure";
+  }
+}
+
+function postUnfetchable(reason: string): PostFailure {
+  return new PostFailure({ kind: "unfetchable", reason });
 }
 
 async function readBody(res: Response): Promise<string> {

@@ -4,7 +4,8 @@
  */
 import assert from "node:assert/strict";
 import type { ImageExporter } from "../../lib/codecs/exporter.ts";
-import { ImageProcessingError } from "../../lib/codecs/plan.ts";
+import { ExportFailure } from "../../lib/codecs/errors.ts";
+import { exportFailureError } from "../../lib/codecs/failures.ts";
 import { readImageInfo, sniffKind } from "../../lib/codecs/image_info.ts";
 import { orientPixels, type Pixels } from "../../lib/codecs/pixels.ts";
 import { EXPORT_FORMATS, type ImageKind, QUALITY_PRESETS } from "../../lib/codecs/presets.ts";
@@ -144,10 +145,12 @@ export function exporterContract(
     idat.data.fill(0x5a); // a valid header over garbage image data
     for (const format of EXPORT_FORMATS) {
       const error = await e.export(broken.slice(), { format, preset: "high" }).catch((e) => e);
-      assert.ok(error instanceof ImageProcessingError, `${format}: ${error}`);
-      assert.equal(error.status, 500);
-      assert.equal(error.code, "internal_error");
-      assert.doesNotMatch(error.message + error.hint, /decode failed|zlib|wasm|vips/i);
+      assert.ok(error instanceof ExportFailure, `${format}: ${error}`);
+      assert.equal(error.detail.kind, "undecodable");
+      const answer = exportFailureError(error);
+      assert.equal(answer.status, 500);
+      assert.equal(answer.code, "internal_error");
+      assert.doesNotMatch(answer.message + answer.hint, /decode failed|zlib|wasm|vips/i);
     }
     const result = await e.export(input.slice(), { format: "webp", preset: "low" });
     assert.equal(sniffKind(result.bytes), "webp");

@@ -1,5 +1,5 @@
 /**
- * The network boundary in remote mode, run by fleet_boundary_test.ts inside a network namespace
+ * The network boundary in remote mode, run by fleet_boundary_e2e_test.ts inside a network namespace
  * of its own (it refuses to run anywhere else). In it: a "public" attacker site on 1.2.3.4,
  * canaries (TCP and UDP) on the forbidden 10.0.0.1, 127.0.0.1 and 169.254.169.254, a "fleet"
  * Chromium with remote debugging and full network access of its own, and the real service

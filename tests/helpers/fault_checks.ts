@@ -9,7 +9,7 @@
  * profile directory that starts with `shotline-chromium-<owner pid>-`.
  */
 import assert from "node:assert/strict";
-import { eventually } from "./wait.ts";
+import { BROWSER_WAIT_MS, eventually } from "./wait.ts";
 import { PROFILE_PREFIX } from "../../lib/capture/local/browser.ts";
 import { withTimeout } from "../../lib/timeout.ts";
 import { BROWSER_OWNER_VAR } from "../../lib/capture/local/launch.ts";
@@ -68,13 +68,14 @@ export function chromiumProfiles(ownerPid: number): string[] {
 }
 
 /**
- * Asserts that, within a few seconds (helpers exit shortly after the browser), no Chromium
- * process and no temporary profile of `owner` remains.
+ * Asserts that, once its helpers have exited (soon after the browser; later on a busy machine),
+ * no Chromium process and no temporary profile of `owner` remains.
  */
 export async function assertNoChromiumLeft(owner: ChromiumOwner): Promise<void> {
   await eventually(
     () => chromiumProcesses(owner).length === 0 && chromiumProfiles(owner.ownerPid).length === 0,
     "Chromium processes or profiles left behind",
+    { timeoutMs: BROWSER_WAIT_MS, intervalMs: 100 },
   ).catch(() => {
     assert.deepEqual(
       { processes: chromiumProcesses(owner), profiles: chromiumProfiles(owner.ownerPid) },

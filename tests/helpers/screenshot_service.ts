@@ -4,7 +4,6 @@ import {
   createScreenshotService,
   type ScreenshotServiceOptions,
 } from "../../lib/capture/service.ts";
-import type { CaptureJob } from "../../lib/capture/types.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { manualClock } from "./app.ts";
 import { solidCapturer } from "./solid_capturer.ts";
@@ -13,12 +12,11 @@ import { solidCapturer } from "./solid_capturer.ts";
 export function memoryCache() {
   const entries = new Map<string, CachedCapture>();
   const writes: CachedCapture[] = [];
-  const keyOf = (job: CaptureJob) => `${job.url} ${job.deviceType} ${job.colorScheme}`;
   const cache: CaptureCache = {
-    get: (job) => Promise.resolve(entries.get(keyOf(job)) ?? null),
-    set: (job, capture) => {
+    get: (key) => Promise.resolve(entries.get(key.id) ?? null),
+    set: (key, capture) => {
       writes.push(capture);
-      entries.set(keyOf(job), capture);
+      entries.set(key.id, capture);
       return Promise.resolve();
     },
     purgeUrl: () => Promise.resolve(0),

@@ -56,6 +56,9 @@ export interface StartOptions {
   denyRead?: string[];
 }
 
+// Port 9 (discard) on loopback: nothing listens, so a fetch is refused at once.
+const CLOSED_LIST_URL = "http://127.0.0.1:9/filters.txt";
+
 /** Starts main.ts with `env` (docs/configuration.md) on 127.0.0.1 and waits until /healthz answers. */
 export async function startService(
   env: Record<string, string>,
@@ -79,6 +82,10 @@ export async function startService(
       HOST: "127.0.0.1",
       PORT: "0",
       [LEAK_MARK_VAR]: mark,
+      // The default filter lists are on the internet: a test talks to loopback only, so they
+      // point at a closed loopback port unless the test serves its own.
+      ADBLOCK_LIST_URLS: CLOSED_LIST_URL,
+      ANNOYANCE_LIST_URLS: CLOSED_LIST_URL,
       ...env,
     },
     stdin: "null",

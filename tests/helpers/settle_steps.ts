@@ -1,6 +1,6 @@
 /**
  * The settle proofs both backends must pass (tests/capture/page/settle_e2e_test.ts for the
- * local one, tests/capture/remote/settle_test.ts for the remote one): every corpus region right
+ * local one, tests/capture/remote/settle_e2e_test.ts for the remote one): every corpus region right
  * in viewport and full-page captures, the limits (infinite animation, a page that never stops,
  * the blank-frame guard), `settle: false`, and the options on settled pages.
  */

@@ -11,6 +11,14 @@ export interface WaitOptions {
   intervalMs?: number;
 }
 
+/**
+ * The bound for what waits on Chromium itself: a launch, a page load in a fresh browser, the
+ * exit of its helpers and the removal of its profile. On a 2-core machine running other
+ * browsers (load 12 and more) each takes seconds to tens of seconds; the bound only turns a
+ * hang into a failure, so it is generous.
+ */
+export const BROWSER_WAIT_MS = 90_000;
+
 /** Polls `condition` until it holds; fails the test with `what` when the bound runs out. */
 export async function eventually(
   condition: () => boolean | Promise<boolean>,

@@ -1,7 +1,8 @@
 /**
  * The import check of `deno task check` on made-up module graphs: it must fail on two folders
  * importing each other, on a parent's shared module that imports the sub-folder using it, on a
- * module cycle and on lib/ importing the composition root, and pass a graph that only descends.
+ * module cycle and on lib/ importing the composition root or a route, and pass a graph that only
+ * descends.
  */
 import assert from "node:assert/strict";
 import { type ModuleGraph, violations } from "../../scripts/check_cycles.ts";
@@ -65,6 +66,13 @@ Deno.test("lib/ importing the composition root fails, even by a type-only import
   });
   assert.deepEqual(violations(graph), [
     "lib/http/app_env.ts imports the composition root lib/services.ts",
+  ]);
+});
+
+Deno.test("lib/ importing a route module fails", () => {
+  const graph = graphOf({ "lib/http/router.ts": ["routes/health.ts"] });
+  assert.deepEqual(violations(graph), [
+    "lib/http/router.ts imports the route module routes/health.ts",
   ]);
 });
 

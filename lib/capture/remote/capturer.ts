@@ -6,12 +6,11 @@
  */
 import type { Browser, BrowserContext } from "puppeteer-core";
 import { withTimeout } from "../../timeout.ts";
-import { ApiError, upstreamUnavailable } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import { type Resolver, resolveWithDns } from "../../egress/address.ts";
 import type { Cidr } from "../../egress/cidr.ts";
 import { emulateDevice, openCaptureContext, userAgentsOf } from "../page/context.ts";
-import { captureFailure, failedCapture } from "../failures.ts";
+import { captureFailure, failedCapture, remoteLost, remoteUnavailable } from "../failures.ts";
 import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
 import { filtersFor } from "../page/adblock.ts";
 import type { AdFilters } from "../filter_lists.ts";
@@ -240,22 +239,4 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
       fleetProxy?.close();
     },
   };
-}
-
-/** 503 when no remote browser is connected or reachable. */
-function remoteUnavailable(retryAfter: number): ApiError {
-  return upstreamUnavailable("No remote browser is reachable.", {
-    hint: "The browsers of BROWSER_WS_ENDPOINT do not answer; the service keeps reconnecting. " +
-      "Retry after Retry-After seconds.",
-    headers: { "Retry-After": String(retryAfter) },
-  });
-}
-
-/** 503 when the connection to the remote browser dropped during the capture. */
-function remoteLost(): ApiError {
-  return upstreamUnavailable("The remote browser went away during the capture.", {
-    hint: "The connection to the remote browser dropped; the service is reconnecting. " +
-      "Retry after Retry-After seconds.",
-    headers: { "Retry-After": "1" },
-  });
 }

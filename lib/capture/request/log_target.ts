@@ -6,10 +6,8 @@
 import { urlHash } from "../../hash.ts";
 
 /** `{ target: origin, targetHash }` for a log line. */
-export async function targetLogFields(
-  url: string,
-): Promise<{ target: string; targetHash: string }> {
-  return { target: originOf(url), targetHash: await urlHash(url) };
+export function targetLogFields(url: string): Promise<{ target: string; targetHash: string }> {
+  return Promise.resolve({ target: originOf(url), targetHash: urlHash(url) });
 }
 
 /** Replaces every URL in a message (browser errors quote them) with its origin. */

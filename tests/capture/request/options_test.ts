@@ -15,7 +15,7 @@ const TOKEN = "an-admin-token-of-at-least-32-chars!";
 
 Deno.test("a job without options keeps the cache key it always had", async () => {
   const job: CaptureJob = { url: URL_A, deviceType: "desktop", colorScheme: "light" };
-  const plain = [...await captureUrlKey(URL_A), "desktop", "light"];
+  const plain = [...captureUrlKey(URL_A), "desktop", "light"];
   assert.deepEqual(await captureKey(job), plain);
   assert.deepEqual(await captureKey({ ...job, options: {} }), plain);
   assert.deepEqual(

@@ -62,7 +62,7 @@ Deno.test("the job carries the size and the device's type; the key includes the 
       { ...base, deviceType: "mobile", options: { device: "ipad-air", width: 800 } },
     ]);
     const plain = await captureKey(t.capture.jobs[1]);
-    assert.deepEqual(plain, [...await captureUrlKey(URL_A), "desktop", "light"]);
+    assert.deepEqual(plain, [...captureUrlKey(URL_A), "desktop", "light"]);
     const sized = await captureKey(t.capture.jobs[0]);
     const other = await captureKey({ ...t.capture.jobs[0], options: { width: 1440, height: 901 } });
     assert.notDeepEqual(sized, plain);

@@ -1,5 +1,5 @@
 /**
- * Runs inside a fresh network namespace (`unshare -n`, started by netns_boundary_test.ts): sets
+ * Runs inside a fresh network namespace (`unshare -n`, started by netns_boundary_e2e_test.ts): sets
  * up the namespace's addresses, canaries on every forbidden address, the attacker's site on the
  * "public" address, and the real service (main.ts, ALLOW_PRIVATE_NETWORK=false); captures one
  * attacker page per vector and prints, as its last stdout line, the contacts each vector caused.

@@ -1,5 +1,5 @@
 /**
- * The first WebRTC layer alone, inside the namespace of netns_boundary_test.ts: the local
+ * The first WebRTC layer alone, inside the namespace of netns_boundary_e2e_test.ts: the local
  * backend's browser host (profile preferences, launch flags) behind the egress proxy, one
  * context like a capture's, but WITHOUT the page lockdown, so the page keeps RTCPeerConnection.
  * Prints the contacts and what the page's WebRTC calls answered as its last stdout line.

@@ -1,6 +1,6 @@
 /**
  * Vectors that only exist on an https page (a secure context): WebTransport (QUIC, i.e. UDP)
- * and service workers. Inside the namespace of netns_boundary_test.ts: the local backend's
+ * and service workers. Inside the namespace of netns_boundary_e2e_test.ts: the local backend's
  * browser host behind the egress proxy, a capture-like context with the page lockdown, and the
  * attacker's page on https://1.2.3.4 with a throwaway certificate that only this page's DevTools
  * session is told to accept (the service itself never ignores certificate errors).

@@ -7,7 +7,7 @@ import { ApiError } from "../../../lib/errors.ts";
 import { createMemoryLogger } from "../../../lib/log.ts";
 import { createTestApp } from "../../helpers/app.ts";
 import { servePages } from "../../helpers/capture_fixtures.ts";
-import { eventually } from "../../helpers/wait.ts";
+import { BROWSER_WAIT_MS, eventually } from "../../helpers/wait.ts";
 import { within } from "../../helpers/fault_checks.ts";
 
 const job = (url: string): CaptureJob => ({ url, deviceType: "desktop", colorScheme: "light" });
@@ -76,6 +76,7 @@ Deno.test("a killed browser is relaunched and the next capture works", async () 
     await eventually(
       () => log.lines.some((l) => l.msg === "browser disconnected; relaunching"),
       "relaunch",
+      { timeoutMs: BROWSER_WAIT_MS },
     );
     const result = await capturer.capture(job(`${pages.origin}/`));
     assert.equal(result.targetStatus, 200);

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { createBrowserHost } from "../../../lib/capture/local/browser.ts";
 import { createMemoryLogger } from "../../../lib/log.ts";
-import { eventually } from "../../helpers/wait.ts";
+import { BROWSER_WAIT_MS, eventually } from "../../helpers/wait.ts";
 
 const WARNING = /WITHOUT its sandbox/;
 
@@ -36,6 +36,7 @@ Deno.test({
       await eventually(
         () => host.pid() !== undefined && host.pid() !== first.process()?.pid,
         "relaunched",
+        { timeoutMs: BROWSER_WAIT_MS },
       );
       const launched = log.lines.filter((l) => l.msg === "browser launched");
       assert.deepEqual(launched.map((l) => l.sandbox), [false, false]);

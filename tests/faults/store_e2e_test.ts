@@ -10,13 +10,14 @@ import { SYSTEM_CLOCK } from "../../lib/clock.ts";
 import { pngOf } from "../helpers/capture_app.ts";
 import { decodePng, servePages } from "../helpers/capture_fixtures.ts";
 import { assertNoChromiumLeft, within } from "../helpers/fault_checks.ts";
-import { eventually } from "../helpers/wait.ts";
+import { BROWSER_WAIT_MS, eventually } from "../helpers/wait.ts";
 import { openRedisStack } from "../helpers/store_backends.ts";
 import { appWithUpstreams, startUpstream } from "../fixtures/loopback_upstream.ts";
 
 // Far above every store budget (0.5 s per call here, 1 to 3 s in the capture cache and limiter)
-// plus a capture: a request still pending by then counts as hung.
-const HANG_GUARD_MS = 30_000;
+// plus a capture that may launch the browser on a busy machine: a request still pending by then
+// counts as hung.
+const HANG_GUARD_MS = BROWSER_WAIT_MS;
 const POST = { __typename: "Tweet", id_str: "1790000000000000900", text: "kept alive" };
 
 async function setup() {

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { decodePng, schemePage, servePages } from "../helpers/capture_fixtures.ts";
 import { assertNoChromiumLeft, chromiumProcesses, within } from "../helpers/fault_checks.ts";
-import { eventually } from "../helpers/wait.ts";
+import { BROWSER_WAIT_MS, eventually } from "../helpers/wait.ts";
 import { type ServiceProcess, startService } from "../helpers/service_process.ts";
 import { encodeFixture, screenshotPixels } from "../codecs/fixtures.ts";
 
@@ -98,7 +98,9 @@ Deno.test("SIGTERM drains in-flight captures and exports, refuses new connection
   const png = await encodeFixture(screenshotPixels(1920, 1080), "png");
   const svc = await startService(ENV);
   try {
-    await eventually(async () => await captureState(svc) === "ready", "Chromium launched");
+    await eventually(async () => await captureState(svc) === "ready", "Chromium launched", {
+      timeoutMs: BROWSER_WAIT_MS,
+    });
     const owner = { ownerPid: svc.pid };
     assert.ok(chromiumProcesses(owner).length > 0, "the service's Chromium is found");
 
@@ -119,7 +121,9 @@ Deno.test("SIGTERM drains in-flight captures and exports, refuses new connection
         })
       ),
     ).finally(() => capturesDone = true);
-    await eventually(() => arrivals.length === 2, "both captures are loading the slow page");
+    await eventually(() => arrivals.length === 2, "both captures are loading the slow page", {
+      timeoutMs: BROWSER_WAIT_MS,
+    });
 
     svc.signal("SIGTERM");
     resume.resolve();
@@ -188,13 +192,17 @@ Deno.test("a second signal during the drain neither cuts the drain short nor exi
   });
   const svc = await startService(ENV);
   try {
-    await eventually(async () => await captureState(svc) === "ready", "Chromium launched");
+    await eventually(async () => await captureState(svc) === "ready", "Chromium launched", {
+      timeoutMs: BROWSER_WAIT_MS,
+    });
     const capturing = request(`${svc.base}/api/screenshot`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ url: `${pages.origin}/slow` }),
     });
-    await eventually(() => (pages.hits.get("/slow") ?? 0) === 1, "the capture is loading");
+    await eventually(() => (pages.hits.get("/slow") ?? 0) === 1, "the capture is loading", {
+      timeoutMs: BROWSER_WAIT_MS,
+    });
     svc.signal("SIGTERM");
     await svc.waitForLine((l) => l.msg === "shutting down");
     svc.signal("SIGINT");

@@ -15,7 +15,7 @@ import { createTestApp } from "../helpers/app.ts";
 import { servePages } from "../helpers/capture_fixtures.ts";
 import { assertEnvelope } from "../helpers/envelope.ts";
 import { startRemoteChromium } from "../fixtures/remote_chromium.ts";
-import { eventually } from "../helpers/wait.ts";
+import { BROWSER_WAIT_MS, eventually } from "../helpers/wait.ts";
 
 // Reconnection attempts every 0.1-0.4 s, so the tests see a restarted browser quickly.
 const BACKOFF = { minMs: 100, maxMs: 400 };
@@ -116,7 +116,9 @@ Deno.test("local first; only its unavailability moves a capture to the remote br
     await t.step("a local crash mid-capture: the remote browser renders it", async () => {
       const pid = local.browserPid()!;
       const result = chain.capture(job(`${pages.origin}/once`));
-      await eventually(() => onceCalls === 1, "the local browser is loading the page");
+      await eventually(() => onceCalls === 1, "the local browser is loading the page", {
+        timeoutMs: BROWSER_WAIT_MS,
+      });
       Deno.kill(pid, "SIGKILL");
       assert.equal((await result).strategy, "chromium-remote");
       assert.equal(onceCalls, 2);

@@ -16,12 +16,13 @@ import {
   chromiumProfiles,
   within,
 } from "../helpers/fault_checks.ts";
-import { eventually } from "../helpers/wait.ts";
+import { BROWSER_WAIT_MS, eventually } from "../helpers/wait.ts";
 import { startService } from "../helpers/service_process.ts";
 import { TINY_PNG } from "../fixtures/loopback_upstream.ts";
 
-// Far above CAPTURE_TIMEOUT_MS below: a capture still pending by then counts as hung.
-const HANG_GUARD_MS = 30_000;
+// Far above CAPTURE_TIMEOUT_MS below plus a browser (re)launch on a busy machine: a capture
+// still pending by then counts as hung.
+const HANG_GUARD_MS = BROWSER_WAIT_MS;
 
 /** The in-process app or the real process: anything that answers a path. */
 type Requester = { request(path: string, init?: RequestInit): Response | Promise<Response> };
@@ -53,7 +54,9 @@ Deno.test("Chromium killed mid-capture twice in a row: 503 envelopes, then captu
         HANG_GUARD_MS,
         "capture",
       );
-      await eventually(() => pages.hits.get("/hang") === round, "the page is being loaded");
+      await eventually(() => pages.hits.get("/hang") === round, "the page is being loaded", {
+        timeoutMs: BROWSER_WAIT_MS,
+      });
       const pid = capture.browserPid();
       assert.ok(pid, "a browser is running");
       assert.ok(!killed.includes(pid), "a new browser after each crash");
@@ -82,6 +85,7 @@ Deno.test("Chromium killed mid-capture twice in a row: 503 envelopes, then captu
     await eventually(
       () => chromiumProfiles(Deno.pid).length === 1,
       "dead browsers' profiles removed",
+      { timeoutMs: BROWSER_WAIT_MS },
     );
     const health = await (await t.app.request("/healthz")).json();
     assert.equal(health.capture[0].state, "ready");
