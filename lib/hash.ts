@@ -13,5 +13,10 @@ export async function sha256Hex(bytes: Uint8Array<ArrayBuffer>): Promise<string>
  * identical requests arriving together find each other's render at once.
  */
 export function urlHash(url: string): string {
-  return createHash("sha256").update(url).digest("hex");
+  return textHash(url);
+}
+
+/** Hex SHA-256 of a text's UTF-8 bytes, in the calling turn (an html document's identity). */
+export function textHash(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
 }

@@ -3,7 +3,7 @@ import type { Logger } from "../log.ts";
 import type { Store, StoreKey } from "../store/store.ts";
 import { optionsDigest } from "./request/options.ts";
 import type { CaptureJob, CaptureResult, PageMetadata } from "./types.ts";
-import { sha256Hex, urlHash } from "../hash.ts";
+import { textHash, urlHash } from "../hash.ts";
 
 // A slow store must not hold a capture hostage: past these, a read is a miss and a write is
 // skipped (the request still gets its image).
@@ -56,9 +56,9 @@ export function captureUrlKey(url: string): StoreKey {
  * What a job renders, as the cache and the single flight name it: its URL, or for an `html` job
  * the hash of the document (every such job has the URL about:blank).
  */
-export async function captureTarget(job: CaptureJob): Promise<string> {
-  if (job.html === undefined) return job.url;
-  return `html:${await sha256Hex(new TextEncoder().encode(job.html))}`;
+export function captureTarget(job: CaptureJob): string {
+  // Hashed in the calling turn, as URLs are (hash.ts): identical requests find each other's render.
+  return job.html === undefined ? job.url : `html:${textHash(job.html)}`;
 }
 
 /**
@@ -72,7 +72,7 @@ export async function captureKey(job: CaptureJob): Promise<StoreKey> {
 
 /** The identity of `job`: its cache key, hashed once, and that key as one string. */
 export async function jobKey(job: CaptureJob): Promise<JobKey> {
-  return jobKeyOf(job, await optionsDigest(job.options), await captureTarget(job));
+  return jobKeyOf(job, await optionsDigest(job.options), captureTarget(job));
 }
 
 /**

@@ -207,7 +207,7 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
         // A capture behind a login is the caller's alone: no cache, no shared flight.
         return rendered(await flights.join(flights.solo(job), signal));
       }
-      const key = jobKeyOf(job, await optionsDigest(job.options), await captureTarget(job));
+      const key = jobKeyOf(job, await optionsDigest(job.options), captureTarget(job));
       // A refresh reads no cache: only a render started after it was asked for may answer it.
       const cached = forceRefresh ? null : await fromCache(key, job, options);
       if (cached) return cached;

@@ -73,7 +73,7 @@ export function trackNetwork(page: Page, url: string) {
   const counted = new WeakSet<HTTPRequest>();
   const paints = new WeakSet<HTTPRequest>();
   const onRequest = (request: HTTPRequest) => {
-    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
+    if (isTopNavigation(request)) {
       state.navigationHosts.add(hostOf(request.url()));
     }
     // The favicon never shows in a screenshot; waiting for it only adds latency.
@@ -87,7 +87,7 @@ export function trackNetwork(page: Page, url: string) {
     lastChange = performance.now();
   };
   const onFailed = (request: HTTPRequest) => {
-    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
+    if (isTopNavigation(request)) {
       state.navigationFailed = true;
     }
     onDone(request);
@@ -100,7 +100,7 @@ export function trackNetwork(page: Page, url: string) {
   };
   const onResponse = (response: HTTPResponse) => {
     const request = response.request();
-    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) {
+    if (isTopNavigation(request)) {
       state.mainResponse = response;
     }
   };
@@ -117,4 +117,13 @@ function hostOf(url: string): string {
   } catch {
     return "";
   }
+}
+
+/**
+ * A navigation of the top-level frame (a redirect hop included). Judged by the frame having no
+ * parent rather than by identity with page.mainFrame(): a redirect to another site can swap the
+ * main frame's process, and its hop may be reported against a frame object not (yet) the main one.
+ */
+function isTopNavigation(request: HTTPRequest): boolean {
+  return request.isNavigationRequest() && !request.frame()?.parentFrame();
 }
