@@ -1,0 +1,195 @@
+/**
+ * `deno task bench:sites`: the real-site corpus (`sites.ts`), each page judged the way a person
+ * scrolling it would judge a full-page capture (`scorer.ts`), for the service's full page, the
+ * service's viewport (first screen only) and capture-website's full page, with times and sizes.
+ * Loopback only: the corpus is installed from npm, served by `serve.ts`, and the service is the
+ * real main.ts on a free port.
+ *
+ *   deno task bench:sites [--only=creative,landing] [--runs=3]
+ *
+ * The worst screen of each capture is written beside its band to bench/.corpus/out/ for a look.
+ * Every site also scores two captures stitched from the reference's own shots, as it is and
+ * shifted 100 px down: the first must score about 100%, the second must fail.
+ */
+import { Buffer } from "node:buffer";
+import captureWebsite from "capture-website";
+import puppeteer from "puppeteer-core";
+import { startService } from "../load/service.ts";
+import { CHROMIUM, FLAGS } from "../peers/capture.ts";
+import { loadAverage, median } from "../support/measure.ts";
+import { CORPUS_DIR, installCorpus } from "./install.ts";
+import {
+  decode,
+  type Image,
+  PASS_SCORE,
+  type Reference,
+  scoreCapture,
+  shootReference,
+  stitch,
+  VIEWPORT,
+  writeSideBySide,
+} from "./scorer.ts";
+import { serveCorpus } from "./serve.ts";
+import { SITES } from "./sites.ts";
+
+const option = (name: string) =>
+  Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const ONLY = option("only")?.split(",");
+const RUNS = Number(option("runs") ?? 3);
+const OUT_DIR = `${CORPUS_DIR}out/`;
+// Every browser here resolves only loopback names: a page's stray request to another host fails
+// at once instead of leaving the machine.
+const OFFLINE = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1";
+
+interface Judged {
+  /** Lowest screen score, 0..1. */
+  worst: number;
+  missingBlocks: number;
+  screens: number;
+  ms: number[];
+  bytes: number;
+  size: string;
+  truncated?: boolean;
+}
+
+async function judge(
+  site: string,
+  tool: string,
+  reference: Reference,
+  png: Uint8Array,
+  firstOnly = false,
+): Promise<Omit<Judged, "ms">> {
+  const capture = await decode(png);
+  const ref = firstOnly ? { ...reference, screens: reference.screens.slice(0, 1) } : reference;
+  const scores = scoreCapture(ref, capture);
+  const worstIndex = scores.reduce((w, s, i) => (s.score < scores[w].score ? i : w), 0);
+  await writeSideBySide(
+    `${OUT_DIR}${site}-${tool}.png`,
+    ref.screens[worstIndex],
+    scores[worstIndex],
+    capture,
+  );
+  return {
+    worst: scores[worstIndex].score,
+    missingBlocks: scores.reduce((sum, s) => sum + s.missingBlocks, 0),
+    screens: scores.length,
+    bytes: png.length,
+    size: `${capture.width}x${capture.height}`,
+  };
+}
+
+function selfCheck(reference: Reference): { same: number; shifted: number } {
+  const worst = (capture: Image) =>
+    Math.min(...scoreCapture(reference, capture).map((s) => s.score));
+  return { same: worst(stitch(reference)), shifted: worst(stitch(reference, 100)) };
+}
+
+async function main() {
+  await installCorpus();
+  await Deno.mkdir(OUT_DIR, { recursive: true });
+  const corpus = serveCorpus();
+  const logDir = await Deno.makeTempDir({ prefix: "shotline-sites-" });
+  const service = await startService({
+    KV_PATH: ":memory:",
+    TRUST_PROXY_HOPS: "1",
+    ALLOW_PRIVATE_NETWORK: "true",
+  }, logDir);
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...FLAGS, OFFLINE],
+  });
+  let ip = 0;
+  const viaService = async (url: string, fullPage: boolean) => {
+    const res = await fetch(`${service.origin}/api/screenshot`, {
+      method: "POST",
+      // A client IP per request, so the rate limit does not pace the benchmark.
+      headers: { "content-type": "application/json", "x-forwarded-for": `198.18.7.${++ip % 250}` },
+      body: JSON.stringify({ url, fullPage, forceRefresh: true }),
+    });
+    const json = await res.json();
+    if (res.status !== 200) throw new Error(`service: HTTP ${res.status} ${JSON.stringify(json)}`);
+    return {
+      png: new Uint8Array(Buffer.from(json.screenshot, "base64")),
+      truncated: json.truncated,
+    };
+  };
+  const viaCaptureWebsite = async (url: string) => ({
+    png: new Uint8Array(
+      await captureWebsite.buffer(url, {
+        ...VIEWPORT,
+        fullPage: true,
+        scaleFactor: 1, // its default is 2; the service captures at 1x
+        type: "png",
+        blockAds: false, // its ad blocker downloads filter lists first; there is no internet
+        launchOptions: { executablePath: CHROMIUM, args: [...FLAGS, OFFLINE], headless: true },
+      }),
+    ),
+    truncated: false,
+  });
+  const tools = {
+    "full": (url: string) => viaService(url, true),
+    "viewport": (url: string) => viaService(url, false),
+    "cw": viaCaptureWebsite,
+  };
+  const rows: string[] = [];
+  const started = new Date().toISOString();
+  const loadAtStart = loadAverage();
+  try {
+    for (const site of SITES.filter((s) => !ONLY || ONLY.includes(s.name))) {
+      const url = corpus.origin + site.path;
+      console.error(`${site.name}: reference screens`);
+      const reference = await shootReference(browser, url);
+      const check = selfCheck(reference);
+      const judged: Record<string, Judged | string> = {};
+      for (const [tool, run] of Object.entries(tools)) {
+        console.error(`${site.name}: ${tool} x${RUNS}`);
+        try {
+          const ms: number[] = [];
+          let last: { png: Uint8Array; truncated?: boolean } | undefined;
+          for (let i = 0; i < RUNS; i++) {
+            const t0 = performance.now();
+            last = await run(url);
+            ms.push(performance.now() - t0);
+          }
+          const result = await judge(site.name, tool, reference, last!.png, tool === "viewport");
+          judged[tool] = { ...result, ms, truncated: last!.truncated };
+        } catch (error) {
+          judged[tool] = error instanceof Error ? error.message.slice(0, 80) : String(error);
+        }
+      }
+      const cell = (tool: string, withBlocks: boolean) => {
+        const j = judged[tool];
+        if (typeof j === "string") return withBlocks ? `failed: ${j} | | ` : `failed: ${j} | `;
+        const pass = j.worst >= PASS_SCORE && j.missingBlocks === 0 ? "pass" : "FAIL";
+        const score = `${(j.worst * 100).toFixed(1)}% ${pass}${j.truncated ? " (truncated)" : ""}`;
+        const time = `${(median(j.ms) / 1000).toFixed(1)} s, ${j.size}, ${
+          (j.bytes / 1024).toFixed(0)
+        } KB`;
+        return withBlocks ? `${score} | ${j.missingBlocks} | ${time}` : `${score} | ${time}`;
+      };
+      const row = `| ${site.name} | ${reference.screens.length} (${reference.scroller}) | ` +
+        `${cell("full", true)} | ${cell("viewport", false)} | ${cell("cw", true)} | ` +
+        `${(check.same * 100).toFixed(1)}% / ${(check.shifted * 100).toFixed(1)}% |`;
+      console.error(row);
+      rows.push(row);
+    }
+  } finally {
+    await browser.close();
+    await service.stop();
+    await corpus.close();
+  }
+  console.log([
+    `Run ${started}, ${RUNS} runs per capture (times are medians), ${navigator.hardwareConcurrency} cores, load average at start ${loadAtStart}, at end ${loadAverage()}.`,
+    "",
+    "| site | screens (scroller) | service full page: worst screen | missing blocks | " +
+    "time, size | service viewport: first screen | time, size | capture-website full page: " +
+    "worst screen | missing blocks | time, size | self-check: identical / shifted 100 px |",
+    "|---|---|---:|---:|---|---:|---|---:|---:|---|---|",
+    ...rows,
+    "",
+    `CDN requests no installed package answered: ${[...corpus.missed].join(", ") || "none"}.`,
+  ].join("\n"));
+}
+
+if (import.meta.main) await main();
