@@ -1,10 +1,11 @@
 /**
  * The person-like judge of a full-page capture. A real Chromium at 1920x1080, in real time, loads
  * the page, waits as a person does, then scrolls to each screen in wheel steps, waits there for
- * reveals, counters and scrubbed timelines, and shoots the screen twice 500 ms apart. Each screen
- * is then compared with the same band of the capture under test (the band starts at the screen's
- * scroll offset) over the pixels that count:
- * - not moving by themselves (different between the two shots: carousels, typing, pulses);
+ * reveals, counters and scrubbed timelines (1.5 s), and shoots the screen six times 500 ms apart.
+ * The last shot is compared with the same band of the capture under test (the band starts at the
+ * screen's scroll offset) over the pixels that count:
+ * - not moving by themselves (different between any two shots: carousels, typing, pulses, long
+ *   entrances);
  * - below the first screen, not on an element fixed or sticky to the viewport (a fixed header
  *   belongs once, at the top), unless it covers more than half the viewport (a fixed backdrop
  *   is part of every screen), and for a page that scrolls inside a container, not outside it.
@@ -24,8 +25,9 @@ const MISSING_TILE_SHARE = 0.6;
 // brightness spans more than this (a flat tile cannot show that content is missing).
 const FLAT_RANGE = 32;
 const SETTLE_AT_LOAD_MS = 3000;
-const SETTLE_AT_SCREEN_MS = 1750;
-const SECOND_SHOT_MS = 500;
+const SETTLE_AT_SCREEN_MS = 1500;
+const WATCH_SHOTS = 6;
+const SHOT_INTERVAL_MS = 500;
 const WHEEL_STEP = 120;
 const WHEEL_PAUSE_MS = 50;
 
@@ -161,11 +163,16 @@ export async function shootReference(browser: Browser, url: string): Promise<Ref
       await page.mouse.move(-10, -10);
       await sleep(SETTLE_AT_SCREEN_MS);
       const state = await page.evaluate(PAGE_STATE) as PageState;
-      const shot = await decode(await page.screenshot({ type: "png" }));
-      await sleep(SECOND_SHOT_MS);
-      const again = await decode(await page.screenshot({ type: "png" }));
+      // Watched for a while: whatever changes between any two shots moves by itself (a
+      // carousel holding each slide 1.5 s, a 4 s entrance, a pulse) and does not count.
       const mask = new Uint8Array(VIEWPORT.width * VIEWPORT.height);
-      markMoving(mask, shot, again);
+      let shot = await decode(await page.screenshot({ type: "png" }));
+      for (let i = 1; i < WATCH_SHOTS; i++) {
+        await sleep(SHOT_INTERVAL_MS);
+        const next = await decode(await page.screenshot({ type: "png" }));
+        markMoving(mask, shot, next);
+        shot = next;
+      }
       if (screens.length > 0) {
         for (const r of state.pinned) markRect(mask, r);
         if (state.name !== "document") markOutside(mask, state.box);
