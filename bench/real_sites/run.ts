@@ -7,7 +7,8 @@
  *
  *   deno task bench:sites [--only=creative,landing] [--runs=3]
  *
- * The worst screen of each capture is written beside its band to bench/.corpus/out/ for a look.
+ * The worst screen of each capture's worst run is written beside its band to
+ * bench/.corpus/out/<site>-<tool>.png for a look, and each failing screen to ...-screen<k>.png.
  * Every site also scores two captures stitched from the reference's own shots, as it is and
  * shifted 100 px down: the first must score about 100%, the second must fail.
  */
@@ -48,8 +49,10 @@ interface Judged {
   bytes: number;
   size: string;
   truncated?: boolean;
-  /** Writes the worst screen beside its band. */
-  write(path: string): Promise<void>;
+  /** Every screen's score, in percent, top to bottom. */
+  perScreen: string;
+  /** Writes the worst screen beside its band (`<prefix>.png`), and each failing one. */
+  write(prefix: string): Promise<void>;
 }
 
 async function judge(reference: Reference, png: Uint8Array, firstOnly: boolean): Promise<Judged> {
@@ -62,7 +65,14 @@ async function judge(reference: Reference, png: Uint8Array, firstOnly: boolean):
     missingBlocks: scores.reduce((sum, s) => sum + s.missingBlocks, 0),
     bytes: png.length,
     size: `${capture.width}x${capture.height}`,
-    write: (path) => writeSideBySide(path, ref.screens[worst], scores[worst], capture),
+    perScreen: scores.map((s) => (s.score * 100).toFixed(1)).join(" "),
+    write: async (prefix) => {
+      await writeSideBySide(`${prefix}.png`, ref.screens[worst], scores[worst], capture);
+      for (const [k, score] of scores.entries()) {
+        if (score.score >= PASS_SCORE && score.missingBlocks === 0) continue;
+        await writeSideBySide(`${prefix}-screen${k}.png`, ref.screens[k], score, capture);
+      }
+    },
   };
 }
 
@@ -146,7 +156,8 @@ async function main() {
             if (passes(result)) passed++;
             if (!worst || result.worst < worst.worst) worst = result;
           }
-          await worst!.write(`${OUT_DIR}${site.name}-${tool}.png`);
+          await worst!.write(`${OUT_DIR}${site.name}-${tool}`);
+          console.error(`${site.name}: ${tool} worst run, screen by screen: ${worst!.perScreen}`);
           judged[tool] = { worst: worst!, passed, ms };
         } catch (error) {
           judged[tool] = error instanceof Error ? error.message.slice(0, 80) : String(error);
