@@ -5,7 +5,7 @@
  * Loopback only: the corpus is installed from npm, served by `serve.ts`, and the service is the
  * real main.ts on a free port.
  *
- *   deno task bench:sites [--only=creative,landing] [--runs=3]
+ *   deno task bench:sites [--only=creative,landing] [--runs=3] [--tools=full,viewport,cw]
  *
  * The worst screen of each capture's worst run is written beside its band to
  * bench/.corpus/out/<site>-<tool>.png for a look, and each failing screen to ...-screen<k>.png.
@@ -37,6 +37,7 @@ const option = (name: string) =>
   Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const ONLY = option("only")?.split(",");
 const RUNS = Number(option("runs") ?? 3);
+const TOOLS = (option("tools") ?? "full,viewport,cw").split(",");
 const OUT_DIR = `${CORPUS_DIR}out/`;
 // Every browser here resolves only loopback names: a page's stray request to another host fails
 // at once instead of leaving the machine.
@@ -141,9 +142,17 @@ async function main() {
       console.error(`${site.name}: reference screens`);
       const reference = await shootReference(browser, url);
       const check = selfCheck(reference);
+      console.error(
+        `${site.name}: screens at ${reference.screens.map((s) => s.offset).join(", ")} ` +
+          `(${reference.wheelMissed} not reached by the wheel)`,
+      );
       // Every run is judged: the table shows the worst run, and how many of the runs pass.
       const judged: Record<string, { worst: Judged; passed: number; ms: number[] } | string> = {};
       for (const [tool, run] of Object.entries(tools)) {
+        if (!TOOLS.includes(tool)) {
+          judged[tool] = "not run";
+          continue;
+        }
         console.error(`${site.name}: ${tool} x${RUNS}`);
         try {
           const ms: number[] = [];
@@ -165,7 +174,10 @@ async function main() {
       }
       const cell = (tool: string, withBlocks: boolean) => {
         const j = judged[tool];
-        if (typeof j === "string") return withBlocks ? `failed: ${j} | | ` : `failed: ${j} | `;
+        if (typeof j === "string") {
+          const text = j === "not run" ? j : `failed: ${j}`;
+          return withBlocks ? `${text} | | ` : `${text} | `;
+        }
         const { worst } = j;
         const score = `${(worst.worst * 100).toFixed(1)}% (${j.passed}/${RUNS} pass)${
           worst.truncated ? " truncated" : ""

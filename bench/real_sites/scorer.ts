@@ -52,6 +52,8 @@ export interface Reference {
   /** Scroll height of the scroller. */
   scrollHeight: number;
   screens: Screen[];
+  /** Screens the wheel did not reach (the page swallowed it) and that were scrolled to directly. */
+  wheelMissed: number;
 }
 
 /** Decodes a PNG (or any image sharp reads) to RGBA. */
@@ -140,6 +142,7 @@ export async function shootReference(browser: Browser, url: string): Promise<Ref
     for (let y = 0; y < max; y += step) offsets.push(y);
     offsets.push(Math.max(0, max));
     const screens: Screen[] = [];
+    let wheelMissed = 0;
     for (const target of [...new Set(offsets)]) {
       // Wheel steps that add up to the distance, then wait for smooth scrolling to stop.
       const distance = target - (await page.evaluate(SCROLL_TOP) as number);
@@ -157,7 +160,10 @@ export async function shootReference(browser: Browser, url: string): Promise<Ref
         await sleep(100);
         now = await page.evaluate(SCROLL_TOP) as number;
       }
-      if (Math.abs(target - now) > 0.5) await page.evaluate(`(${SCROLL_TO})(${target})`);
+      if (Math.abs(target - now) > 0.5) {
+        wheelMissed++;
+        await page.evaluate(`(${SCROLL_TO})(${target})`);
+      }
       // The pointer leaves the page, as a person's hand goes back to the table: no hover effect
       // of whatever ended up under it (portfolio overlays) is in the shot.
       await page.mouse.move(-10, -10);
@@ -179,7 +185,7 @@ export async function shootReference(browser: Browser, url: string): Promise<Ref
       }
       screens.push({ offset: Math.round(state.scrollTop), shot, mask });
     }
-    return { scroller: first.name, scrollHeight: first.scrollHeight, screens };
+    return { scroller: first.name, scrollHeight: first.scrollHeight, screens, wheelMissed };
   } finally {
     await page.close();
   }
