@@ -1,7 +1,8 @@
 /**
  * `deno task bench:sites`: the real-site corpus (`sites.ts`), each page judged the way a person
- * scrolling it would judge a full-page capture (`scorer.ts`), for the service's full page, the
- * service's viewport (first screen only) and capture-website's full page, with times and sizes.
+ * scrolling it would judge a full-page capture (`person.ts` shoots what the person sees,
+ * `compare.ts` scores a capture against it), for the service's full page, the service's viewport
+ * (first screen only) and capture-website's full page, with times and sizes.
  * Loopback only: the corpus is installed from npm, served by `serve.ts`, and the service is the
  * real main.ts on a free port.
  *
@@ -25,11 +26,11 @@ import {
   PASS_SCORE,
   type Reference,
   scoreCapture,
-  shootReference,
   stitch,
   VIEWPORT,
   writeSideBySide,
-} from "./scorer.ts";
+} from "./compare.ts";
+import { shootReference } from "./person.ts";
 import { serveCorpus } from "./serve.ts";
 import { SITES } from "./sites.ts";
 
