@@ -45,9 +45,10 @@ const TYPES: Record<string, string> = {
   ".eot": "application/vnd.ms-fontobject",
 };
 
-// Another host in a URL: absolute or protocol-relative, after a quote, `(` or `=`. XML
-// namespaces stay (they are names, not fetched).
-const FOREIGN_URL = /(["'(=]\s*)(?:https?:)?\/\/(?!127\.0\.0\.1|localhost|www\.w3\.org)/g;
+// Another host in a URL: absolute or protocol-relative, after a quote or `(`, or right after
+// `=` (an unquoted attribute; not `= //`, a comment in inline script). XML namespaces stay (they
+// are names, not fetched).
+const FOREIGN_URL = /(["'(]\s*|=)(?:https?:)?\/\/(?!127\.0\.0\.1|localhost|www\.w3\.org)/g;
 
 function offline(text: string): string {
   return text.replace(FOREIGN_URL, "$1/cdn/");
