@@ -3,8 +3,8 @@
  * compared with the band of the capture that starts at the screen's scroll offset (clamped at the
  * capture's bottom), over the pixels its mask leaves. A screen's score is the share of those
  * pixels within TOLERANCE on every channel; a missing block is a 64x64 tile, mostly counted and
- * not flat in the reference, that is mostly wrong. A capture passes at PASS_SCORE on every screen
- * with no missing block.
+ * not flat in the reference, that is mostly wrong or blank in the capture. A capture passes at
+ * PASS_SCORE on every screen with no missing block.
  */
 import sharp from "sharp";
 
@@ -17,6 +17,10 @@ const MISSING_TILE_SHARE = 0.6;
 // A tile counts for a missing block when at least half its pixels count and its reference
 // brightness spans more than this (a flat tile cannot show that content is missing).
 const FLAT_RANGE = 32;
+// A capture tile whose brightness spans at most this is blank; with at least this share of the
+// tile wrong (a line of text), content is missing there.
+const BLANK_RANGE = 8;
+const BLANK_WRONG_SHARE = 0.01;
 
 export interface Image {
   width: number;
@@ -96,35 +100,43 @@ export function scoreCapture(reference: Reference, capture: Image): ScreenScore[
       bandTop,
       score: counted ? 1 - bad / counted : 1,
       counted: counted / (w * h),
-      missingBlocks: missingBlocks(screen, wrong),
+      missingBlocks: missingBlocks(screen, wrong, capture, bandTop),
       wrong,
     };
   });
 }
 
-function missingBlocks(screen: Screen, wrong: Uint8Array): number {
+const luma = (d: Uint8Array, i: number) => (d[i] * 299 + d[i + 1] * 587 + d[i + 2] * 114) / 1000;
+
+// A tile is missing when it mostly counts, its reference is not flat, and either most of it is
+// wrong (a photo or a block of colour gone) or the capture is blank there while some of it is
+// wrong (text or a table on white gone: few pixels, but nothing in their place).
+function missingBlocks(screen: Screen, wrong: Uint8Array, capture: Image, bandTop: number) {
   const { width: w, height: h } = VIEWPORT;
   let blocks = 0;
   for (let ty = 0; ty + TILE <= h; ty += TILE) {
     for (let tx = 0; tx + TILE <= w; tx += TILE) {
-      let counted = 0, bad = 0, lo = 255, hi = 0;
+      let counted = 0, bad = 0, lo = 255, hi = 0, capLo = 255, capHi = 0;
       for (let y = ty; y < ty + TILE; y++) {
         for (let x = tx; x < tx + TILE; x++) {
           const p = y * w + x;
           if (screen.mask[p]) continue;
           counted++;
           bad += wrong[p];
-          const i = p * 4, d = screen.shot.data;
-          const luma = (d[i] * 299 + d[i + 1] * 587 + d[i + 2] * 114) / 1000;
-          lo = Math.min(lo, luma);
-          hi = Math.max(hi, luma);
+          const ref = luma(screen.shot.data, p * 4);
+          lo = Math.min(lo, ref);
+          hi = Math.max(hi, ref);
+          const cy = bandTop + y;
+          if (cy < capture.height && x < capture.width) {
+            const cap = luma(capture.data, (cy * capture.width + x) * 4);
+            capLo = Math.min(capLo, cap);
+            capHi = Math.max(capHi, cap);
+          }
         }
       }
-      if (
-        counted >= TILE * TILE / 2 && hi - lo > FLAT_RANGE && bad > MISSING_TILE_SHARE * counted
-      ) {
-        blocks++;
-      }
+      if (counted < TILE * TILE / 2 || hi - lo <= FLAT_RANGE) continue;
+      const blank = capHi - capLo <= BLANK_RANGE && bad >= BLANK_WRONG_SHARE * counted;
+      if (bad > MISSING_TILE_SHARE * counted || blank) blocks++;
     }
   }
   return blocks;

@@ -67,7 +67,9 @@ async function judge(reference: Reference, png: Uint8Array, firstOnly: boolean):
     missingBlocks: scores.reduce((sum, s) => sum + s.missingBlocks, 0),
     bytes: png.length,
     size: `${capture.width}x${capture.height}`,
-    perScreen: scores.map((s) => (s.score * 100).toFixed(1)).join(" "),
+    perScreen: scores.map((s) =>
+      `${(s.score * 100).toFixed(1)}${s.missingBlocks ? ` (${s.missingBlocks} blocks)` : ""}`
+    ).join(", "),
     write: async (prefix) => {
       await writeSideBySide(`${prefix}.png`, ref.screens[worst], scores[worst], capture);
       for (const [k, score] of scores.entries()) {
