@@ -105,23 +105,23 @@ const UNROLL_SCRIPT = `() => {
   if (!best || bestArea < 0.5 * innerWidth * innerHeight) return null;
   const hidden = best.scrollHeight - best.clientHeight;
   const set = (el, name, value) => el.style.setProperty(name, value, "important");
-  set(best, "overflow-y", "visible");
-  set(best, "height", "auto");
-  set(best, "max-height", "none");
-  set(best, "flex-shrink", "0");
-  for (let el = best.parentElement; el; el = el.parentElement) {
-    const style = getComputedStyle(el);
+  // Each box from the container up grows to its content, never below the height it has now (a
+  // sibling sized by a viewport-tall parent, a side nav, keeps its size). One pinned to the
+  // viewport by its offsets (absolute or fixed, top and bottom set) keeps its place but lets go
+  // of the bottom; a fixed one becomes absolute, so it scrolls with the document.
+  const boxes = [];
+  for (let el = best; el; el = el.parentElement) {
+    boxes.push({ el, height: el.getBoundingClientRect().height, position: getComputedStyle(el).position });
+  }
+  for (const { el, height, position } of boxes) {
+    set(el, "min-height", height + "px");
     set(el, "height", "auto");
     set(el, "max-height", "none");
     set(el, "overflow-y", "visible");
-    // A shell pinned to the viewport (fixed or absolute, inset 0) would not make the page grow.
-    if (el !== document.documentElement && el !== document.body &&
-      (style.position === "fixed" || style.position === "absolute")) {
-      set(el, "position", "relative");
-      set(el, "top", "auto");
-      set(el, "bottom", "auto");
-    }
+    if (position === "fixed") set(el, "position", "absolute");
+    if (position === "fixed" || position === "absolute") set(el, "bottom", "auto");
   }
+  set(best, "flex-shrink", "0");
   return { tag: best.tagName.toLowerCase(), hidden };
 }`;
 

@@ -65,35 +65,43 @@ for (const backend of BACKENDS) {
         });
       }
 
-      await t.step(
-        "app shell: main unrolled under one app bar, beside the nav, lazy images in",
-        async () => {
-          const { bar, nav, bands, imageLeft, imageTop, imageSize } = APP_SHELL;
-          const layout = shapeBands(bar, bands);
-          // The viewport plus what main hides below its fold.
-          const mainView = VIEWPORT_HEIGHT - bar;
-          const height = VIEWPORT_HEIGHT + bands * SHAPE.band - mainView;
-          const imageAt = (band: number) => ({
-            x: nav + imageLeft + imageSize / 2,
-            y: bar + band * SHAPE.band + imageTop + imageSize / 2,
-          });
-          const lazy = imageAt(APP_SHELL.lazyBand);
-          const observed = imageAt(APP_SHELL.observedBand);
-          const image = await shoot("/shapes/app-shell", height, {
-            rows: [...bandRows(layout), lazy.y, observed.y, bar + 10, VIEWPORT_HEIGHT - 10],
-            columns: [100, 1500],
-          });
-          assert.deepEqual(runsOf(image, 1500, HEADER), [[0, bar]], "app bar runs over main");
-          assert.deepEqual(runsOf(image, 100, HEADER), [[0, bar]], "app bar runs over the nav");
-          assert.deepEqual(image.rgb(100, bar + 10), NAV, "the side nav below the bar");
-          assert.deepEqual(image.rgb(100, VIEWPORT_HEIGHT - 10), NAV, "the nav's first screen");
-          assertBands(image, layout, 1500, "main's content");
-          assert.deepEqual(image.rgb(lazy.x, lazy.y), LAZY, "the lazy image inside main");
-          assert.deepEqual(image.rgb(observed.x, observed.y), OBSERVED, "the observed image");
-          assert.ok(pages.hits.get("/shapes/lazy.svg"), "the lazy image was requested");
-          assert.ok(pages.hits.get("/shapes/observed.svg"), "the observer's image was requested");
-        },
-      );
+      // main in a flex row, or pinned to the viewport by its offsets (absolute, top and bottom).
+      for (
+        const [path, images] of [["/shapes/app-shell", ""], ["/shapes/app-shell-pinned", "-pinned"]]
+      ) {
+        await t.step(
+          `app shell (${path}): main unrolled under one app bar, beside the nav, lazy images in`,
+          async () => {
+            const { bar, nav, bands, imageLeft, imageTop, imageSize } = APP_SHELL;
+            const layout = shapeBands(bar, bands);
+            // The viewport plus what main hides below its fold.
+            const mainView = VIEWPORT_HEIGHT - bar;
+            const height = VIEWPORT_HEIGHT + bands * SHAPE.band - mainView;
+            const imageAt = (band: number) => ({
+              x: nav + imageLeft + imageSize / 2,
+              y: bar + band * SHAPE.band + imageTop + imageSize / 2,
+            });
+            const lazy = imageAt(APP_SHELL.lazyBand);
+            const observed = imageAt(APP_SHELL.observedBand);
+            const image = await shoot(path, height, {
+              rows: [...bandRows(layout), lazy.y, observed.y, bar + 10, VIEWPORT_HEIGHT - 10],
+              columns: [100, 1500],
+            });
+            assert.deepEqual(runsOf(image, 1500, HEADER), [[0, bar]], "app bar runs over main");
+            assert.deepEqual(runsOf(image, 100, HEADER), [[0, bar]], "app bar runs over the nav");
+            assert.deepEqual(image.rgb(100, bar + 10), NAV, "the side nav below the bar");
+            assert.deepEqual(image.rgb(100, VIEWPORT_HEIGHT - 10), NAV, "the nav's first screen");
+            assertBands(image, layout, 1500, "main's content");
+            assert.deepEqual(image.rgb(lazy.x, lazy.y), LAZY, "the lazy image inside main");
+            assert.deepEqual(image.rgb(observed.x, observed.y), OBSERVED, "the observed image");
+            assert.ok(pages.hits.get(`/shapes/lazy${images}.svg`), "the lazy image was requested");
+            assert.ok(
+              pages.hits.get(`/shapes/observed${images}.svg`),
+              "the observer's image was requested",
+            );
+          },
+        );
+      }
 
       for (const variant of ["reverse", "bottom"]) {
         await t.step(
