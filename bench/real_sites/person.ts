@@ -141,6 +141,7 @@ export async function shootReference(browser: Browser, url: string): Promise<Ref
       }
       screens.push({ offset: Math.round(state.scrollTop), shot, mask });
     }
+    for (let i = 1; i < screens.length; i++) markScrollLinked(screens[i - 1], screens[i]);
     return { scroller: first.name, scrollHeight: first.scrollHeight, screens, wheelMissed };
   } finally {
     await page.close();
@@ -163,6 +164,36 @@ function markMoving(mask: Uint8Array, a: Image, b: Image) {
   for (const p of moved) {
     const x = p % width, y = (p / width) | 0;
     markRect(mask, { x: x - 2, y: y - 2, width: 5, height: 5 });
+  }
+}
+
+/**
+ * Where two screens overlap (the last one, clamped at the bottom, shows rows the one before
+ * showed too), a row that looks different from the two scroll positions follows the scroll
+ * (parallax layers): no single image can match both screens there, the judge's own stitch
+ * included, so it does not count in either. Pixels already not counted in the later screen
+ * (fixed and sticky elements) are not compared.
+ */
+function markScrollLinked(a: Screen, b: Screen) {
+  const { width, height } = VIEWPORT;
+  const shift = b.offset - a.offset;
+  if (shift <= 0 || shift >= height) return;
+  for (let y = 0; y < height - shift; y++) {
+    for (let x = 0; x < width; x++) {
+      const pb = y * width + x;
+      const pa = (y + shift) * width + x;
+      if (b.mask[pb]) continue;
+      const i = pb * 4, j = pa * 4;
+      const differs = Math.max(
+        Math.abs(a.shot.data[j] - b.shot.data[i]),
+        Math.abs(a.shot.data[j + 1] - b.shot.data[i + 1]),
+        Math.abs(a.shot.data[j + 2] - b.shot.data[i + 2]),
+      ) > 8;
+      if (differs) {
+        b.mask[pb] = 1;
+        a.mask[pa] = 1;
+      }
+    }
   }
 }
 

@@ -7,6 +7,7 @@
  * real main.ts on a free port.
  *
  *   deno task bench:sites [--only=creative,landing] [--runs=3] [--tools=full,viewport,cw]
+ *     [--backend=local|remote]
  *
  * The worst screen of each capture's worst run is written beside its band to
  * bench/.corpus/out/<site>-<tool>.png for a look, and each failing screen to ...-screen<k>.png.
@@ -39,6 +40,8 @@ const option = (name: string) =>
 const ONLY = option("only")?.split(",");
 const RUNS = Number(option("runs") ?? 3);
 const TOOLS = (option("tools") ?? "full,viewport,cw").split(",");
+// "remote": the service renders on a second Chromium over BROWSER_WS_ENDPOINT, no local browser.
+const BACKEND = option("backend") ?? "local";
 const OUT_DIR = `${CORPUS_DIR}out/`;
 // Every browser here resolves only loopback names: a page's stray request to another host fails
 // at once instead of leaving the machine.
@@ -93,10 +96,21 @@ async function main() {
   await Deno.mkdir(OUT_DIR, { recursive: true });
   const corpus = serveCorpus();
   const logDir = await Deno.makeTempDir({ prefix: "shotline-sites-" });
+  // The remote backend's browser: a Chromium of its own, reached over its DevTools WebSocket.
+  const fleet = BACKEND === "remote"
+    ? await puppeteer.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [...FLAGS, OFFLINE],
+    })
+    : null;
   const service = await startService({
     KV_PATH: ":memory:",
     TRUST_PROXY_HOPS: "1",
     ALLOW_PRIVATE_NETWORK: "true",
+    ...(fleet
+      ? { BROWSER_WS_ENDPOINT: fleet.wsEndpoint(), CHROME_PATH: `${logDir}/no-local-browser` }
+      : {}),
   }, logDir);
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
@@ -113,6 +127,10 @@ async function main() {
     });
     const json = await res.json();
     if (res.status !== 200) throw new Error(`service: HTTP ${res.status} ${JSON.stringify(json)}`);
+    const expected = BACKEND === "remote" ? "chromium-remote" : "chromium-local";
+    if (json.strategy !== expected) {
+      throw new Error(`rendered by ${json.strategy}, not ${expected}`);
+    }
     return {
       png: new Uint8Array(Buffer.from(json.screenshot, "base64")),
       truncated: json.truncated,
@@ -199,6 +217,7 @@ async function main() {
   } finally {
     await browser.close();
     await service.stop();
+    await fleet?.close();
     await corpus.close();
   }
   console.log([
