@@ -175,8 +175,8 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
     job: CaptureJob,
     options: TakeOptions,
   ): Promise<ScreenshotOutcome | null> {
-    // One lookup counted per request: an entry found is a hit, in the store or being written.
     // Looked for before the store is read and again after a miss (it may have finished since).
+    // A hit is counted where it is served; the miss by the caller, once it renders.
     const written = beingWritten(key, options);
     if (written) return written;
     if (options.forceRefresh) return null;
@@ -188,10 +188,7 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
         return served(hit, freshness, options.failOnHttpError ?? false);
       }
     }
-    const landed = beingWritten(key, options);
-    if (landed) return landed;
-    METRICS.captureCache.inc({ result: "miss" });
-    return null;
+    return beingWritten(key, options);
   }
 
   return {
@@ -211,6 +208,12 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
       // A refresh reads no cache: only a render started after it was asked for may answer it.
       const cached = forceRefresh ? null : await fromCache(key, job, options);
       if (cached) return cached;
+      // The render may have finished in the turns since the cache was looked at: a young enough
+      // result answers this request as it would have a moment earlier.
+      const late = beingWritten(key, options);
+      if (late) return late;
+      // One lookup counted per request: an entry found is a hit, in the store or being written.
+      if (!forceRefresh) METRICS.captureCache.inc({ result: "miss" });
       // Checked after the last await: a client gone by now must not start a render for nobody.
       if (signal?.aborted) throw cancelledError();
       let flight = flights.get(key.id);
