@@ -11,6 +11,7 @@ import {
   FORMAT_MEDIA_TYPES,
   IMAGE_FORMATS,
   type ImageFormat,
+  NO_PAGE_METADATA,
   type PageMetadata,
 } from "../lib/capture/mod.ts";
 import { readImageInfo } from "../lib/codecs/image_info.ts";
@@ -21,16 +22,6 @@ import { accepts, namedOffers, negotiate } from "../lib/http/negotiate.ts";
 const JSON_TYPE = "application/json";
 const IMAGE_TYPES = IMAGE_FORMATS.map((format) => FORMAT_MEDIA_TYPES[format]);
 const FORMAT_OF = Object.fromEntries(IMAGE_FORMATS.map((f) => [FORMAT_MEDIA_TYPES[f], f]));
-
-/** A page that said nothing about itself (or a capture cached before metadata was kept). */
-const NO_METADATA: PageMetadata = {
-  title: null,
-  description: null,
-  lang: null,
-  themeColor: null,
-  favicon: null,
-  ogImage: null,
-};
 
 /**
  * The format to render and whether to answer with raw bytes. An image type named in Accept picks
@@ -101,7 +92,7 @@ export function captureJson(capture: AnsweredCapture, size: { width: number; hei
     screenshot: Buffer.from(image.buffer, image.byteOffset, image.byteLength).toString("base64"),
     format: capture.format,
     url: capture.url,
-    page: capture.page ?? NO_METADATA,
+    page: capture.page ?? NO_PAGE_METADATA,
     cached: capture.cached,
     age: capture.age,
     ...(capture.stale ? { stale: true as const } : {}),

@@ -43,6 +43,16 @@ export interface PageMetadata {
   ogImage: string | null;
 }
 
+/** A page that said nothing about itself (or a capture cached before metadata was kept). */
+export const NO_PAGE_METADATA: PageMetadata = {
+  title: null,
+  description: null,
+  lang: null,
+  themeColor: null,
+  favicon: null,
+  ogImage: null,
+};
+
 export interface CaptureResult {
   /** The image, in `format`. */
   png: Uint8Array;

@@ -4,7 +4,7 @@
  * millisecond of page time, so a warm capture pays one protocol round trip for it.
  */
 import type { Page } from "puppeteer-core";
-import type { PageMetadata } from "../types.ts";
+import { NO_PAGE_METADATA, type PageMetadata } from "../types.ts";
 
 // Longest text kept per field: a title bar and a card need a line, not a page.
 const MAX_TEXT = 300;
@@ -55,15 +55,6 @@ const METADATA_SCRIPT = `((maxText, maxUrl) => {
   };
 })(${MAX_TEXT}, ${MAX_URL})`;
 
-const NOTHING: PageMetadata = {
-  title: null,
-  description: null,
-  lang: null,
-  themeColor: null,
-  favicon: null,
-  ogImage: null,
-};
-
 /** The page's metadata; a page that cannot answer (navigated away, hung) says nothing. */
 export async function readPageMetadata(page: Page): Promise<PageMetadata> {
   try {
@@ -78,6 +69,6 @@ export async function readPageMetadata(page: Page): Promise<PageMetadata> {
       ogImage: pick(found?.ogImage),
     };
   } catch {
-    return NOTHING;
+    return NO_PAGE_METADATA;
   }
 }
