@@ -1,5 +1,7 @@
 /** A remote capturer with filter lists served by the test, for the remote options tests. */
+import assert from "node:assert/strict";
 import { createAdFilters } from "../../lib/capture/filter_lists.ts";
+import type { CaptureJob, Capturer, CaptureResult } from "../../lib/capture/types.ts";
 import { createRemoteCapturer } from "../../lib/capture/remote/capturer.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { createKvStore } from "../../lib/store/deno_kv.ts";
@@ -40,5 +42,22 @@ export async function remoteWithFilters(
       adFilters.close();
       kv.close();
     },
+  };
+}
+
+/**
+ * A desktop, light capture of `path` on `origin` by `capturer`, with `extra` job fields, checked to
+ * have been rendered by the remote backend.
+ */
+export function remoteShooter(capturer: Capturer, origin: string) {
+  return async (path: string, extra: Partial<CaptureJob> = {}): Promise<CaptureResult> => {
+    const result = await capturer.capture({
+      url: `${origin}${path}`,
+      deviceType: "desktop",
+      colorScheme: "light",
+      ...extra,
+    });
+    assert.equal(result.strategy, "chromium-remote");
+    return result;
   };
 }

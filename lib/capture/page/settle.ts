@@ -105,16 +105,13 @@ export async function settlePage(page: Page, context: SettleContext): Promise<Se
     // Still static, but what arrived (or is still arriving) may be what makes it visible.
     if (isStatic(probe)) return { advanced: false, still: false };
   }
-  let cdp: CDPSession | null = null;
+  const cdp = probe.active ? await page.createCDPSession() : null;
   try {
-    if (probe.active) {
-      cdp = await page.createCDPSession();
-      await advance(page, cdp, VIRTUAL_BUDGET_MS);
-    }
-    await context.idle(Math.min(context.budgetEnd, performance.now() + NETWORK_MS));
-    await assets(page, page.viewport()?.height ?? 0);
-    if (cdp) await advance(page, cdp, LATE_BUDGET_MS);
-    await page.evaluate(`(${FINISH_ANIMATIONS_SCRIPT})()`);
+    await settleCourse(page, context, {
+      cdp,
+      budgetMs: VIRTUAL_BUDGET_MS,
+      networkUntil: () => Math.min(context.budgetEnd, performance.now() + NETWORK_MS),
+    });
     return { advanced: cdp !== null, still: false };
   } finally {
     await cdp?.detach().catch(() => {});
@@ -136,15 +133,33 @@ export async function settleBand(page: Page, context: SettleContext): Promise<vo
   // page time must run for observer callbacks and the transitions they start.
   const cdp = await page.createCDPSession();
   try {
-    await advance(page, cdp, BAND_BUDGET_MS);
-    // The walk bounds itself (scroll_shot.ts); each screen gets its own short network wait.
-    await context.idle(performance.now() + BAND_NETWORK_MS);
-    await assets(page, page.viewport()?.height ?? 0);
-    await advance(page, cdp, LATE_BUDGET_MS);
-    await page.evaluate(`(${FINISH_ANIMATIONS_SCRIPT})()`);
+    await settleCourse(page, context, {
+      cdp,
+      budgetMs: BAND_BUDGET_MS,
+      // The walk bounds itself (scroll_shot.ts); each screen gets its own short network wait.
+      networkUntil: () => performance.now() + BAND_NETWORK_MS,
+    });
   } finally {
     await cdp.detach().catch(() => {});
   }
+}
+
+/**
+ * The course both settles run: page time (when there is a session to run it), what the network
+ * still brings until `networkUntil()`, the images of the screen, page time again for their load
+ * handlers, and animations finished.
+ */
+async function settleCourse(
+  page: Page,
+  context: SettleContext,
+  course: { cdp: CDPSession | null; budgetMs: number; networkUntil: () => number },
+): Promise<void> {
+  const { cdp } = course;
+  if (cdp) await advance(page, cdp, course.budgetMs);
+  await context.idle(course.networkUntil());
+  await assets(page, page.viewport()?.height ?? 0);
+  if (cdp) await advance(page, cdp, LATE_BUDGET_MS);
+  await page.evaluate(`(${FINISH_ANIMATIONS_SCRIPT})()`);
 }
 
 /** Nothing could still change the picture: no pending timer, frame callback or animation. */

@@ -8,7 +8,7 @@ import type { CaptureOptions } from "../../../lib/capture/request/options.ts";
 import { decodePng, servePages } from "../../helpers/capture_fixtures.ts";
 import { optionRoutes } from "../../helpers/option_pages.ts";
 import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
-import { remoteWithFilters } from "../../helpers/remote_filters.ts";
+import { remoteShooter, remoteWithFilters } from "../../helpers/remote_filters.ts";
 
 const RED = [255, 0, 0];
 const GREEN = [0, 255, 0];
@@ -23,14 +23,9 @@ Deno.test("remote captures honour fullPage, scale, selector, blockAds and hideCo
     urls: [`${pages.origin}/filters.txt`],
   });
   const { capturer } = remoteFilters;
+  const capture = remoteShooter(capturer, pages.origin);
   const shoot = async (path: string, options: CaptureOptions) => {
-    const result = await capturer.capture({
-      url: `${pages.origin}${path}`,
-      deviceType: "desktop",
-      colorScheme: "light",
-      options,
-    });
-    assert.equal(result.strategy, "chromium-remote");
+    const result = await capture(path, { options });
     return { result, image: decodePng(result.png) };
   };
   try {

@@ -8,7 +8,7 @@ import type { CaptureJob } from "../../../lib/capture/types.ts";
 import { decodePng, servePages } from "../../helpers/capture_fixtures.ts";
 import { nextOptionRoutes, type Reports } from "../../helpers/option_next_pages.ts";
 import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
-import { remoteWithFilters } from "../../helpers/remote_filters.ts";
+import { remoteShooter, remoteWithFilters } from "../../helpers/remote_filters.ts";
 
 const GREEN = [0, 255, 0];
 const WHITE = [255, 255, 255];
@@ -29,14 +29,9 @@ Deno.test("remote captures honour size, device, styles, click, removal, transpar
     annoyanceUrls: [`${pages.origin}/annoyances.txt`],
   });
   const { capturer, log } = remoteFilters;
+  const capture = remoteShooter(capturer, pages.origin);
   const shoot = async (path: string, extra: Partial<CaptureJob> = {}) => {
-    const result = await capturer.capture({
-      url: `${pages.origin}${path}`,
-      deviceType: "desktop",
-      colorScheme: "light",
-      ...extra,
-    });
-    assert.equal(result.strategy, "chromium-remote");
+    const result = await capture(path, extra);
     return { result, image: decodePng(result.png) };
   };
   try {

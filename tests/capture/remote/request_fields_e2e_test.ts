@@ -4,11 +4,10 @@
  * no URL for the guard to check up front.
  */
 import assert from "node:assert/strict";
-import type { CaptureJob } from "../../../lib/capture/types.ts";
 import { servePages } from "../../helpers/capture_fixtures.ts";
 import { requestFieldRoutes } from "../../helpers/request_field_pages.ts";
 import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
-import { remoteWithFilters } from "../../helpers/remote_filters.ts";
+import { remoteShooter, remoteWithFilters } from "../../helpers/remote_filters.ts";
 
 Deno.test("remote captures honour format, emulation, blocking, metadata and html", async (t) => {
   await using remote = await startRemoteChromium();
@@ -16,16 +15,7 @@ Deno.test("remote captures honour format, emulation, blocking, metadata and html
   const pages = servePages(requestFieldRoutes(languages));
   await using remoteFilters = await remoteWithFilters(remote, {});
   const { capturer } = remoteFilters;
-  const shoot = async (path: string, extra: Partial<CaptureJob> = {}) => {
-    const result = await capturer.capture({
-      url: `${pages.origin}${path}`,
-      deviceType: "desktop",
-      colorScheme: "light",
-      ...extra,
-    });
-    assert.equal(result.strategy, "chromium-remote");
-    return result;
-  };
+  const shoot = remoteShooter(capturer, pages.origin);
   try {
     await t.step("jpeg at a quality", async () => {
       const { png: image } = await shoot("/photo", { options: { format: "jpeg", quality: 60 } });
