@@ -4,6 +4,7 @@ import {
   DEVICE_NAMES,
   DEVICE_TYPES,
   DEVICES,
+  FAVICON_BUDGET_MS,
   IMAGE_FORMATS,
   MAX_BLOCK_REQUESTS,
   MAX_CAPTURE_PIXELS,
@@ -16,6 +17,7 @@ import {
   MAX_HEIGHT,
   MAX_HIDE_SELECTORS,
   MAX_HTML_BYTES,
+  MAX_ICON_BYTES,
   MAX_PATTERN_LENGTH,
   MAX_SELECTOR_LENGTH,
   MAX_STYLES_BYTES,
@@ -322,6 +324,17 @@ export const PageMetadataSchema = z.object({
       "closest above 32 px, else apple-touch-icon), or /favicon.ico of its origin; null for an " +
       "html capture that declares none.",
     example: "https://example.com/favicon.ico",
+  }),
+  faviconData: z.string().nullable().openapi({
+    description: "That icon's own bytes as a `data:` URL, read by the capture through its own " +
+      "network path (the same boundary as the page, without cookies), so a client can draw it " +
+      "on a canvas without fetching it. The type is read from the bytes: PNG, JPEG, WebP, GIF, " +
+      "BMP, AVIF, ICO (cut to its one image nearest above 32 px) or SVG. null when there is no " +
+      `icon, when it is not an image, larger than ${MAX_ICON_BYTES / 1024} KiB, not answered ` +
+      `with a 2xx within ${FAVICON_BUDGET_MS / 1000} s, refused by the boundary, or blocked by ` +
+      '`blockResources` (`"image"`) or `blockRequests`.',
+    example: "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4" +
+      "nGP4//8/AAX+Av4N70a4AAAAAElFTkSuQmCC",
   }),
   ogImage: z.string().nullable().openapi({
     format: "uri",

@@ -101,13 +101,14 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
         const { strategy, capturedAt, targetStatus, truncated, page } = blob.meta;
         // A record from another version of the service is a miss, not a crash.
         if (typeof strategy !== "string" || typeof capturedAt !== "number") return null;
+        const stored = storedPage(page);
         return {
           png: blob.bytes,
           strategy,
           capturedAt,
           targetStatus: typeof targetStatus === "number" ? targetStatus : null,
           ...(truncated === true ? { truncated } : {}),
-          ...(isPageMetadata(page) ? { page } : {}),
+          ...(stored ? { page: stored } : {}),
         };
       } catch (error) {
         log.warn("capture cache read failed", { error });
@@ -148,11 +149,27 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
 
 const PAGE_FIELDS = ["title", "description", "lang", "themeColor", "favicon", "ogImage"];
 
-/** Whether a stored value is page metadata (a record of another version may hold anything). */
-function isPageMetadata(value: unknown): value is PageMetadata {
-  if (typeof value !== "object" || value === null) return false;
+/**
+ * Stored page metadata, or null when the value is not (a record of another version may hold
+ * anything). A record from before the favicon's bytes were kept has none.
+ */
+function storedPage(value: unknown): PageMetadata | null {
+  if (typeof value !== "object" || value === null) return null;
   const record = value as Record<string, unknown>;
-  return PAGE_FIELDS.every((f) => record[f] === null || typeof record[f] === "string");
+  if (!PAGE_FIELDS.every((f) => record[f] === null || typeof record[f] === "string")) return null;
+  const text = (field: string) => record[field] as string | null;
+  const { faviconData } = record;
+  return {
+    title: text("title"),
+    description: text("description"),
+    lang: text("lang"),
+    themeColor: text("themeColor"),
+    favicon: text("favicon"),
+    faviconData: typeof faviconData === "string" && faviconData.startsWith("data:image/")
+      ? faviconData
+      : null,
+    ogImage: text("ogImage"),
+  };
 }
 
 /** The cache of an app, from its config (CACHE_TTL_SECONDS). */

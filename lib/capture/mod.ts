@@ -22,6 +22,8 @@ export type { CaptureRequestFields } from "./request/plan.ts";
 export { FORMAT_MEDIA_TYPES } from "./request/image_format.ts";
 export { targetLogFields } from "./request/log_target.ts";
 export * from "./types.ts";
+export { FAVICON_BUDGET_MS } from "./page/favicon.ts";
+export { MAX_ICON_BYTES } from "./page/icon_bytes.ts";
 export { typedFailureError } from "./failures.ts";
 
 // What a route calls directly answers with the API's errors: the typed failures of these

@@ -39,6 +39,11 @@ export interface PageMetadata {
   themeColor: string | null;
   /** Absolute URL of the best icon the page declares, else its origin's /favicon.ico. */
   favicon: string | null;
+  /**
+   * That icon's own bytes as a data: URL, read by the capture through its own network path
+   * (page/favicon.ts), so a client draws it without a cross-origin fetch.
+   */
+  faviconData: string | null;
   /** Absolute URL of og:image. */
   ogImage: string | null;
 }
@@ -50,6 +55,7 @@ export const NO_PAGE_METADATA: PageMetadata = {
   lang: null,
   themeColor: null,
   favicon: null,
+  faviconData: null,
   ogImage: null,
 };
 

@@ -42,6 +42,8 @@ export interface FleetSession {
 export interface FleetProxy {
   /** EGRESS_PROXY_URL: the proxy server to give remote browser contexts. */
   readonly url: string;
+  /** The same listener as this process reaches it (loopback for a wildcard address). */
+  readonly localUrl: string;
   openSession(): FleetSession;
   /** Stops listening and closes every session. */
   close(): void;
@@ -132,8 +134,12 @@ export function createFleetProxy(options: FleetProxyOptions): FleetProxy {
   })();
   log.info("egress proxy listening for remote browsers", { ...listen });
 
+  const port = (listener.addr as Deno.NetAddr).port;
+  const local = { "0.0.0.0": "127.0.0.1", "::": "[::1]", "[::]": "[::1]" }[listen.hostname];
+  const host = local ?? (listen.hostname.includes(":") ? `[${listen.hostname}]` : listen.hostname);
   return {
-    url: options.url ?? `http://${listen.hostname}:${(listener.addr as Deno.NetAddr).port}`,
+    url: options.url ?? `http://${listen.hostname}:${port}`,
+    localUrl: `http://${host}:${port}`,
     openSession() {
       const scope = createConnectionScope({ policy, log, limits: options.limits });
       const { credentials, revoke } = registry.issue(scope);

@@ -87,7 +87,18 @@ async function callOperation(
   if (!tool.imageField) return { content: [{ type: "text", text: await response.text() }] };
   const { [tool.imageField]: image, ...rest } = await response.json();
   if (typeof image !== "string") throw new Error(`operation answered without ${tool.imageField}`);
-  return await imageResult(tool, Buffer.from(image, "base64"), rest, ctx, image);
+  return await imageResult(tool, Buffer.from(image, "base64"), withoutIconBytes(rest), ctx, image);
+}
+
+/**
+ * The answer's text without the favicon's bytes: kilobytes of base64 a model reads as noise (an
+ * editor drawing the icon calls the HTTP operation). Its URL stays.
+ */
+function withoutIconBytes(about: Record<string, unknown>): Record<string, unknown> {
+  const page = about.page;
+  if (typeof page !== "object" || page === null || !("faviconData" in page)) return about;
+  const { faviconData: _, ...rest } = page as Record<string, unknown>;
+  return { ...about, page: rest };
 }
 
 /** The image item (scaled when clients could not take it) and the JSON text about it. */

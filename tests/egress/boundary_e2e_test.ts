@@ -16,8 +16,10 @@ import {
   schemePage,
   servePages,
 } from "../helpers/capture_fixtures.ts";
+import { solidPng } from "../helpers/icons.ts";
 
 const PUBLIC_IP = "93.184.215.14";
+const PNG = { "content-type": "image/png" };
 
 function boundaryFixture() {
   const secret = servePages({ "/": () => new Response(schemePage()) });
@@ -27,6 +29,11 @@ function boundaryFixture() {
     ...probe.routes,
     "/redirect": () => redirect(`http://127.0.0.1:${secret.port}/from-redirect`),
     "/redirect-name": () => redirect(`https://evil.test:${secret.port}/from-redirect`),
+    // A page that declares the icon named in its query, and icons on the public site.
+    "/icon-page": (request) =>
+      html(schemePage(`<link rel="icon" href="${new URL(request.url).searchParams.get("href")}">`)),
+    "/icon.png": () => new Response(solidPng(16, [255, 0, 0]), { headers: PNG }),
+    "/icon-hop": () => redirect(`http://127.0.0.1:${secret.port}/icon.png`),
     "/rebind": () =>
       // Same-origin fetch means a second lookup of rebind.test; the report goes elsewhere.
       // The proxy's refusal is a 403 it marks itself, which a same-origin script can read.
@@ -163,6 +170,27 @@ Deno.test("no capture request reaches a private address, whatever form it takes"
         assert.ok(f.refusedHosts().includes(`rebind.test:${s}`));
       },
     );
+    await t.step("the favicon the service loads goes no further than the page", async () => {
+      const iconOf = async (href: string) =>
+        (await shoot(`http://public.test/icon-page?href=${encodeURIComponent(href)}`)).page;
+      const own = await iconOf("http://public.test/icon.png");
+      assert.match(own?.faviconData ?? "", /^data:image\/png;base64,/, "a public icon is kept");
+      for (
+        const href of [
+          `http://evil.test:${s}/icon.png`,
+          `http://127.0.0.1:${s}/icon.png`,
+          `http://localhost:${s}/icon.png`,
+          "http://169.254.169.254/icon.png",
+          "http://public.test/icon-hop",
+        ]
+      ) {
+        const page = await iconOf(href);
+        assert.equal(page?.favicon, href);
+        assert.equal(page?.faviconData, null, href);
+      }
+      const refused = f.refusedHosts();
+      assert.ok(refused.includes(`evil.test:${s}`) && refused.includes("169.254.169.254:80"));
+    });
     await t.step("an html document reaches no further than a page at a URL", async () => {
       f.expectReport();
       // Its base is the public site, so the probe's report and final image go there.

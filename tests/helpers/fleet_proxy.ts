@@ -6,6 +6,7 @@
  */
 import { createFleetProxy, type FleetProxy } from "../../lib/egress/fleet_proxy.ts";
 import type { Logger } from "../../lib/log.ts";
+import type { Dialer } from "../../lib/egress/policy.ts";
 
 export const PUBLIC_IP = "93.184.215.14";
 
@@ -29,4 +30,18 @@ export function loopbackFleetProxy(
     log: options.log,
   });
   return { proxy, dialed };
+}
+
+/**
+ * A dial seam for a capturer's own egress proxy: the fake public address goes to the loopback
+ * server on the same port, anything else is refused (and recorded in `dialed`).
+ */
+export function publicOnLoopback(dialed: string[] = []): Dialer {
+  return (address, port, signal) => {
+    dialed.push(address);
+    if (address !== PUBLIC_IP) {
+      return Promise.reject(new Deno.errors.ConnectionRefused("not the internet"));
+    }
+    return Deno.connect({ hostname: "127.0.0.1", port, signal });
+  };
 }

@@ -4,6 +4,24 @@
  * record of requests and their headers.
  */
 import type { Route } from "./capture_fixtures.ts";
+import { icoOf, noisePng, solidPng } from "./icons.ts";
+
+/** The icons the metadata pages declare, as served (the tests compare what comes back). */
+export const ICONS = {
+  png48: solidPng(48, [0x12, 0x34, 0x56]),
+  // The origin's /favicon.ico: three images, of which a browser bar wants the 32 px one.
+  ico: icoOf([
+    { side: 16, bytes: solidPng(16, [255, 0, 0]) },
+    { side: 32, bytes: solidPng(32, [0, 128, 0]) },
+    { side: 64, bytes: solidPng(64, [0, 0, 255]) },
+  ]),
+  ico32: solidPng(32, [0, 128, 0]),
+  // Larger than any icon carried.
+  large: noisePng(128),
+};
+
+const image = (bytes: Uint8Array, type: string) =>
+  new Response(bytes.slice(), { headers: { "content-type": type } });
 
 const page = (head: string, body: string, lang = "") =>
   new Response(
@@ -24,6 +42,10 @@ const SEEN_SCRIPT = `<script>
   });
 </script>`;
 
+/** A page that declares one icon. */
+const iconPage = (href: string) =>
+  page(`<title>icon</title><link rel="icon" href="${href}">`, "<p>icon</p>");
+
 /** A blue SVG square. */
 const picture = () =>
   new Response(
@@ -36,11 +58,16 @@ const picture = () =>
  * Routes: /seen (reports language, time zone, reduced motion, print and colour scheme in its
  * title; fetches /ran when its script runs; green on screen, red in print), /assets (a web font
  * /font.woff2 and an image /pic.svg), /photo (colour gradients, for lossy formats), /meta-full and
- * /meta-none (every metadata field, and none), /socket (titled "opened" or "refused" by its
+ * /meta-none (every metadata field, and none; their icons /icons/48.png and /favicon.ico, an .ico
+ * of three images), /meta-not-icon, /meta-large-icon, /meta-slow-icon and /meta-svg-icon (an icon
+ * that is HTML, one too large, one never answered, an SVG one), /socket (titled "opened" or "refused" by its
  * attempt to open a WebSocket). `languages` gets each /seen request's
- * Accept-Language.
+ * Accept-Language, `iconRequests` the headers of each /icons/48.png request.
  */
-export function requestFieldRoutes(languages: (string | null)[]): Record<string, Route> {
+export function requestFieldRoutes(
+  languages: (string | null)[],
+  iconRequests: Headers[] = [],
+): Record<string, Route> {
   return {
     "/seen": (request) => {
       languages.push(request.headers.get("accept-language"));
@@ -88,5 +115,19 @@ export function requestFieldRoutes(languages: (string | null)[]): Record<string,
         ` lang="en-GB"`,
       ),
     "/meta-none": () => page("", `<div style="height:100vh;background:#ffffff"></div>`),
+    "/icons/48.png": (request) => {
+      iconRequests.push(request.headers);
+      return image(ICONS.png48, "image/png");
+    },
+    "/favicon.ico": () => image(ICONS.ico, "image/vnd.microsoft.icon"),
+    // Icons a capture must leave out: not an image (a site's HTML with a 200), too large, never
+    // answered; and an SVG one it keeps.
+    "/meta-not-icon": () => iconPage("/not-icon.png"),
+    "/not-icon.png": () => page("<title>Not found</title>", "<p>no such icon</p>"),
+    "/meta-large-icon": () => iconPage("/large.png"),
+    "/large.png": () => image(ICONS.large, "image/png"),
+    "/meta-slow-icon": () => iconPage("/slow.png"),
+    "/slow.png": async (_, hold) => (await hold(), image(ICONS.png48, "image/png")),
+    "/meta-svg-icon": () => iconPage("/pic.svg"),
   };
 }

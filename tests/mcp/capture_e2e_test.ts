@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { createTestApp } from "../helpers/app.ts";
 import { decodePng, servePages } from "../helpers/capture_fixtures.ts";
 import { imageOf, mcpSession, textsOf } from "../helpers/mcp.ts";
+import { solidPng } from "../helpers/icons.ts";
 
 const PANEL_PAGE = `<!doctype html><html><head><meta name="viewport" content="width=device-width">
 <style>html, body { margin: 0; height: 100%; background: #ffffff; }
@@ -16,6 +17,8 @@ const PANEL_PAGE = `<!doctype html><html><head><meta name="viewport" content="wi
 Deno.test("capture_screenshot renders a loopback page in Chromium; the image item holds its pixels", async () => {
   const pages = servePages({
     "/panel": () => new Response(PANEL_PAGE, { headers: { "content-type": "text/html" } }),
+    "/favicon.ico": () =>
+      new Response(solidPng(16, [255, 0, 0]), { headers: { "content-type": "image/png" } }),
   });
   const t = await createTestApp({
     env: {
@@ -44,6 +47,10 @@ Deno.test("capture_screenshot renders a loopback page in Chromium; the image ite
     assert.equal(body.httpStatus, 200);
     assert.deepEqual([body.width, body.height], [800, 600]);
     assert.equal(body.strategy, "chromium-local");
+    // The page's icon is named; its bytes (there are some) are left out of the text.
+    assert.equal(body.page.favicon, `${pages.origin}/favicon.ico`);
+    assert.equal("faviconData" in body.page, false);
+    assert.ok(pages.hits.get("/favicon.ico"), "the icon was loaded");
     assert.equal(pages.hits.get("/panel"), 1);
   } finally {
     await t.close();

@@ -155,6 +155,8 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
           await blockSockets(page, job.options);
           const rendered = await render(page, {
             session,
+            // The favicon goes through this capture's own proxy session, like its page.
+            egress: () => ({ proxyUrl: session.url }),
             url: job.url,
             html: job.html,
             timeoutMs,

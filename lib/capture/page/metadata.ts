@@ -55,10 +55,13 @@ const METADATA_SCRIPT = `((maxText, maxUrl) => {
   };
 })(${MAX_TEXT}, ${MAX_URL})`;
 
+/** What the page declares: every field but the icon's bytes, which favicon.ts reads. */
+export type DeclaredMetadata = Omit<PageMetadata, "faviconData">;
+
 /** The page's metadata; a page that cannot answer (navigated away, hung) says nothing. */
-export async function readPageMetadata(page: Page): Promise<PageMetadata> {
+export async function readPageMetadata(page: Page): Promise<DeclaredMetadata> {
   try {
-    const found = await page.evaluate(METADATA_SCRIPT) as Partial<PageMetadata> | null;
+    const found = await page.evaluate(METADATA_SCRIPT) as Partial<DeclaredMetadata> | null;
     const pick = (value: unknown) => typeof value === "string" ? value : null;
     return {
       title: pick(found?.title),

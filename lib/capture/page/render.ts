@@ -12,6 +12,8 @@ import { withTimeout } from "../../timeout.ts";
 import type { CaptureOptions, ImageFormat } from "../request/options.ts";
 import type { PageMetadata } from "../types.ts";
 import { readPageMetadata } from "./metadata.ts";
+import { FAVICON_BUDGET_MS, readFavicon } from "./favicon.ts";
+import type { EgressRoute } from "../../egress/proxied_fetch.ts";
 import type { Credentials } from "../request/credentials.ts";
 import {
   awaitConsentReload,
@@ -92,6 +94,11 @@ export interface RenderRequest {
   annoyances?: FiltersEngine | null;
   /** The capturer's logger: a blank frame shot again is reported there. */
   log?: Logger;
+  /**
+   * The egress proxy session through which the service loads what the page declares (its
+   * favicon), opened on first use; without it the icon's bytes are left out.
+   */
+  egress?: () => EgressRoute;
 }
 
 /** What the shooting steps share: the page, its plan, the settle's context and outcome. */
@@ -155,6 +162,16 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     const settled = plan.settled ? await settleTraced(page, settling) : null;
     // Once settled and before any scrolling: what the page says about itself.
     const metadata = await traced("capture.metadata", {}, () => readPageMetadata(page));
+    // Its icon loads beside the shot, through the capture's egress (never rejects).
+    const favicon = request.egress
+      ? traced("capture.favicon", {}, () =>
+        readFavicon(page, {
+          url: metadata.favicon,
+          options,
+          route: request.egress!(),
+          timeoutMs: FAVICON_BUDGET_MS,
+        }))
+      : Promise.resolve({ data: null, reason: "no egress for it" } as const);
     // Shoot.
     const context: ShotContext = { page, plan, request, settling, settled };
     let shot;
@@ -166,10 +183,14 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
       await awaitConsentReload(page, budgetEnd);
       shot = await shoot(context);
     }
+    const icon = await favicon;
+    if (icon.data === null && metadata.favicon) {
+      request.log?.debug("favicon left out", { reason: icon.reason });
+    }
     return {
       png: shot.image,
       format: shot.format,
-      page: metadata,
+      page: { ...metadata, faviconData: icon.data },
       targetStatus: network.mainResponse?.status() ?? null,
       ...(shot.truncated ? { truncated: true } : {}),
     };

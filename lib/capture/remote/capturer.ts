@@ -18,6 +18,9 @@ import { render } from "../page/render.ts";
 import { applyEmulation } from "../page/emulation.ts";
 import { blockSockets } from "../page/request_blocking.ts";
 import { createRequestGuard } from "../../egress/request_guard.ts";
+import { createEgressProxy, type EgressSession } from "../../egress/proxy.ts";
+import type { Dialer } from "../../egress/policy.ts";
+import { FAVICON_BUDGET_MS } from "../page/favicon.ts";
 import { enforceByteBudget } from "./byte_budget.ts";
 import { closeOpenedTargets } from "../page/lockdown.ts";
 import type { FleetProxy, FleetSession } from "../../egress/fleet_proxy.ts";
@@ -56,6 +59,8 @@ export interface RemoteCapturerOptions {
   fleetProxy?: FleetProxy;
   /** The filter lists behind blockAds. */
   adFilters?: AdFilters;
+  /** Test seam of the favicon's egress proxy (see EgressPolicy.dial); never set in production. */
+  dial?: Dialer;
 }
 
 /** The Capturer plus `start()`, which connects every endpoint (failures only logged). */
@@ -85,6 +90,20 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
   };
   let turn = 0;
   let closed = false;
+  // The service loads each capture's favicon itself (the fleet never sees that load): through the
+  // capture's session of the fleet's egress proxy, or, without one, through a session of a
+  // loopback egress proxy with this backend's address rules.
+  const iconEgress = createEgressProxy(
+    {
+      resolver,
+      allowPrivateNetwork,
+      denyCidrs: options.denyCidrs,
+      dial: options.dial,
+      connectTimeoutMs: FAVICON_BUDGET_MS,
+    },
+    log,
+    { byteBudget: options.byteBudget },
+  );
 
   /** The next connected endpoint in turn; if none is, those not backing off are tried now. */
   const pick = async (): Promise<{ browser: Browser; endpoint: string }> => {
@@ -162,6 +181,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
       }
       const { browser, endpoint } = await pick();
       let session: FleetSession | undefined;
+      let iconSession: EgressSession | undefined;
       log.debug("remote capture", { endpoint });
       let context: BrowserContext | undefined;
       // A caller that gives up closes the context, which ends the navigation at once.
@@ -213,6 +233,10 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           credentials: job.credentials,
           annoyances,
           log,
+          egress: () =>
+            session && fleetProxy
+              ? { proxyUrl: fleetProxy.localUrl, credentials: session.credentials }
+              : { proxyUrl: (iconSession ??= iconEgress.openSession()).url },
         });
         return { ...rendered, strategy: CHROMIUM_REMOTE };
       } catch (error) {
@@ -230,6 +254,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
         if (context) dispose(context);
         // Revoked at once: a request the closing context still makes gets 407, not a way out.
         session?.close();
+        iconSession?.close();
       }
     },
     async close() {
@@ -237,6 +262,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
       await Promise.all([...closings]);
       await Promise.all(endpoints.map((e) => e.close()));
       fleetProxy?.close();
+      iconEgress.close();
     },
   };
 }

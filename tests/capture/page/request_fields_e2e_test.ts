@@ -6,7 +6,9 @@
 import assert from "node:assert/strict";
 import { servePages } from "../../helpers/capture_fixtures.ts";
 import { captureHarness } from "../../helpers/capture_harness.ts";
-import { requestFieldRoutes } from "../../helpers/request_field_pages.ts";
+import { ICONS, requestFieldRoutes } from "../../helpers/request_field_pages.ts";
+import { icoImages } from "../../helpers/icons.ts";
+import { Buffer } from "node:buffer";
 import { loadSharp } from "../../../lib/codecs/sharp.ts";
 
 const GREEN = [0, 255, 0];
@@ -27,11 +29,14 @@ function meanDifference(a: Uint8Array, b: Uint8Array): number {
   return sum / a.length;
 }
 
+const dataUrl = (type: string, bytes: Uint8Array) =>
+  `data:${type};base64,${Buffer.from(bytes).toString("base64")}`;
 const bytesOf = (base64: string) => Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
 
 Deno.test("request fields reach the page, the server and the image, in real Chromium", async (t) => {
   const languages: (string | null)[] = [];
-  const pages = servePages(requestFieldRoutes(languages));
+  const iconRequests: Headers[] = [];
+  const pages = servePages(requestFieldRoutes(languages, iconRequests));
   const { harness, shoot, capture } = await captureHarness(pages);
   const json = async (path: string, options: Record<string, unknown> = {}) => {
     const response = await shoot({ url: `${pages.origin}${path}`, ...options });
@@ -157,6 +162,7 @@ Deno.test("request fields reach the page, the server and the image, in real Chro
         lang: "en-GB",
         themeColor: "#123456",
         favicon: `${pages.origin}/icons/48.png`,
+        faviconData: dataUrl("image/png", ICONS.png48),
         ogImage: `${pages.origin}/card.png`,
       });
       const dark = await json("/meta-full", { colorScheme: "dark" });
@@ -171,8 +177,60 @@ Deno.test("request fields reach the page, the server and the image, in real Chro
         lang: null,
         themeColor: null,
         favicon: `${pages.origin}/favicon.ico`,
+        faviconData: body.page.faviconData,
         ogImage: null,
       });
+      // The origin's .ico, cut to the image a browser bar draws.
+      assert.match(body.page.faviconData, /^data:image\/x-icon;base64,/);
+      const images = icoImages(Buffer.from(body.page.faviconData.split(",")[1], "base64"));
+      assert.deepEqual(images.map((i) => [i.side, [...i.bytes]]), [[32, [...ICONS.ico32]]]);
+    });
+
+    await t.step("favicon bytes: cached with the capture, left out when blocked", async () => {
+      const cached = await json("/meta-full");
+      assert.equal(cached.cached, true);
+      assert.equal(cached.page.faviconData, dataUrl("image/png", ICONS.png48));
+      const icons = pages.hits.get("/icons/48.png") ?? 0;
+      const blocked = await json("/meta-full", { blockRequests: ["*/icons/*"] });
+      assert.equal(blocked.page.favicon, `${pages.origin}/icons/48.png`, "still named");
+      assert.equal(blocked.page.faviconData, null);
+      assert.equal(pages.hits.get("/icons/48.png") ?? 0, icons, "never requested");
+    });
+
+    await t.step(
+      "favicon bytes: asked for as the page's browser would, without cookies",
+      async () => {
+        iconRequests.length = 0;
+        const body = await json("/meta-full", {
+          userAgent: "IconProbe/1",
+          locale: "de-DE",
+          cookies: [{ name: "session", value: "secret" }],
+        });
+        assert.equal(body.page.faviconData, dataUrl("image/png", ICONS.png48));
+        // The browser may ask for an icon too (with its Sec-Fetch headers); this is the service's.
+        const ours = iconRequests.filter((h) => !h.has("sec-fetch-mode"));
+        assert.equal(ours.length, 1, "the icon was requested once");
+        for (const headers of ours) {
+          assert.equal(headers.get("user-agent"), "IconProbe/1");
+          assert.match(headers.get("accept-language") ?? "", /^de-DE/);
+          assert.equal(headers.get("cookie"), null);
+        }
+      },
+    );
+
+    await t.step("favicon bytes: an SVG is kept; HTML, too large or too slow is not", async () => {
+      const svg = await json("/meta-svg-icon");
+      assert.match(svg.page.faviconData, /^data:image\/svg\+xml;base64,/);
+      const left = [
+        ["/meta-not-icon", "/not-icon.png"],
+        ["/meta-large-icon", "/large.png"],
+        ["/meta-slow-icon", "/slow.png"],
+      ];
+      for (const [path, icon] of left) {
+        const body = await json(path);
+        assert.equal(body.page.favicon, `${pages.origin}${icon}`, path);
+        assert.equal(body.page.faviconData, null, path);
+      }
     });
 
     await t.step("html: the document is rendered, about:blank, keyed by its hash", async () => {
@@ -186,6 +244,7 @@ Deno.test("request fields reach the page, the server and the image, in real Chro
       assert.equal(body.url, "about:blank");
       assert.equal(body.page.title, "Invoice");
       assert.equal(body.page.favicon, null);
+      assert.equal(body.page.faviconData, null);
       assert.equal(body.httpStatus, undefined);
       assert.equal(pages.hits.get("/pic.svg"), before + 1, "its image loaded like a page's");
       const again = JSON.parse(await (await shoot({ html })).text());

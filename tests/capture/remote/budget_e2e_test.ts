@@ -4,6 +4,7 @@ import { createRemoteCapturer } from "../../../lib/capture/remote/capturer.ts";
 import { createMemoryLogger } from "../../../lib/log.ts";
 import { decodePng, schemePage, servePages } from "../../helpers/capture_fixtures.ts";
 import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
+import { publicOnLoopback } from "../../helpers/fleet_proxy.ts";
 
 const BUDGET = 1024 * 1024;
 
@@ -34,6 +35,7 @@ Deno.test("remote: a page over its byte budget is cut off and still captured", a
     allowPrivateNetwork: false,
     resolver: (host) => Promise.resolve(host === "public.test" ? ["93.184.215.14"] : []),
     byteBudget: BUDGET,
+    dial: publicOnLoopback(),
     log,
   });
   const shoot = (path: string) =>

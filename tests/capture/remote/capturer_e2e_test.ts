@@ -18,8 +18,8 @@ import {
 } from "../../helpers/capture_fixtures.ts";
 import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
 import { eventually } from "../../helpers/wait.ts";
-
-const PUBLIC_IP = "93.184.215.14";
+import { PUBLIC_IP, publicOnLoopback } from "../../helpers/fleet_proxy.ts";
+import { solidPng } from "../../helpers/icons.ts";
 
 const job = (url: string, overrides: Partial<CaptureJob> = {}): CaptureJob => ({
   url,
@@ -158,7 +158,16 @@ Deno.test("on a remote browser no request reaches a private address: checks and 
         status: 302,
         headers: { location: `http://evil.test:${secret.port}/from-redirect` },
       }),
+    // A page that declares the icon named in its query, and an icon on the public site.
+    "/icon-page": (request) =>
+      new Response(
+        `<link rel="icon" href="${new URL(request.url).searchParams.get("href")}">`,
+        { headers: { "content-type": "text/html" } },
+      ),
+    "/icon.png": () =>
+      new Response(solidPng(16, [255, 0, 0]), { headers: { "content-type": "image/png" } }),
   });
+  const dialed: string[] = [];
   const answers: Record<string, string[]> = {
     "public.test": [PUBLIC_IP],
     "evil.test": ["127.0.0.1"],
@@ -171,6 +180,8 @@ Deno.test("on a remote browser no request reaches a private address: checks and 
     timeoutMs: 10_000,
     allowPrivateNetwork: false,
     resolver,
+    // The service loads the favicon itself, through an egress proxy of its own.
+    dial: publicOnLoopback(dialed),
     log,
   });
   const site = `http://public.test:${internet.port}`;
@@ -221,6 +232,17 @@ Deno.test("on a remote browser no request reaches a private address: checks and 
         assert.ok(refused.includes("169.254.169.254:80"));
       },
     );
+    await t.step("the favicon the service loads goes no further than the page", async () => {
+      const iconOf = async (href: string) =>
+        (await capturer.capture(job(`${site}/icon-page?href=${encodeURIComponent(href)}`))).page;
+      const own = await iconOf(`${site}/icon.png`);
+      assert.match(own?.faviconData ?? "", /^data:image\/png;base64,/, "a public icon is kept");
+      for (const host of ["evil.test", "127.0.0.1", "localhost"]) {
+        const page = await iconOf(`http://${host}:${secret.port}/icon.png`);
+        assert.equal(page?.faviconData, null, host);
+      }
+      assert.deepEqual(dialed.filter((ip) => ip !== PUBLIC_IP), [], "a private address was dialed");
+    });
     assert.equal(secret.hits.size, 0, `private server reached: ${[...secret.hits.keys()]}`);
   } finally {
     await capturer.close();

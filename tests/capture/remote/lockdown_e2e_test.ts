@@ -17,6 +17,7 @@ import {
   webrtcProbe,
 } from "../../helpers/capture_fixtures.ts";
 import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
+import { publicOnLoopback } from "../../helpers/fleet_proxy.ts";
 
 const PUBLIC_IP = "93.184.215.14";
 
@@ -76,6 +77,7 @@ Deno.test("remote: pages open no window around the request guard, and have no We
     timeoutMs: 10_000,
     allowPrivateNetwork: false,
     resolver,
+    dial: publicOnLoopback(),
     log,
   });
   try {

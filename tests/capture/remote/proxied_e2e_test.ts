@@ -11,6 +11,7 @@ import { createMemoryLogger } from "../../../lib/log.ts";
 import { decodePng, schemePage, servePages } from "../../helpers/capture_fixtures.ts";
 import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
 import { loopbackFleetProxy, PUBLIC_IP } from "../../helpers/fleet_proxy.ts";
+import { solidPng } from "../../helpers/icons.ts";
 
 /** Every way out a page has, aimed at the private server; the page loads fully either way. */
 function escapes(secret: number): string {
@@ -55,6 +56,14 @@ Deno.test("remote captures behind the egress proxy: pages get out only through i
         { headers: { "content-type": "text/html" } },
       ),
     "/from-worker": () => (workerArrived.resolve(), new Response("ok")),
+    // A page that declares the icon named in its query, and an icon on the public site.
+    "/icon-page": (request) =>
+      new Response(
+        `<link rel="icon" href="${new URL(request.url).searchParams.get("href")}">`,
+        { headers: { "content-type": "text/html" } },
+      ),
+    "/icon.png": () =>
+      new Response(solidPng(16, [255, 0, 0]), { headers: { "content-type": "image/png" } }),
     "/gate": async () => {
       await Promise.race([workerArrived.promise, new Promise((r) => setTimeout(r, 5_000))]);
       return new Response(null, { status: 204 });
@@ -103,6 +112,14 @@ Deno.test("remote captures behind the egress proxy: pages get out only through i
       const result = await shoot("http://public.test/away");
       assert.deepEqual(decodePng(result.png).rgb(100, 100), [255, 255, 255]);
       assert.equal(internet.hits.get("/dark"), undefined);
+    });
+    await t.step("the favicon goes through the capture's proxy session too", async () => {
+      const iconOf = async (href: string) =>
+        (await shoot(`http://public.test/icon-page?href=${encodeURIComponent(href)}`)).page;
+      const own = await iconOf("http://public.test/icon.png");
+      assert.match(own?.faviconData ?? "", /^data:image\/png;base64,/, "a public icon is kept");
+      const hidden = await iconOf(`http://127.0.0.1:${secret.port}/icon.png`);
+      assert.equal(hidden?.faviconData, null);
     });
     // Late requests (the popup, the timer's navigation) would have arrived by now.
     await new Promise((resolve) => setTimeout(resolve, 500));

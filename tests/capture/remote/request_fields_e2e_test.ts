@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { servePages } from "../../helpers/capture_fixtures.ts";
-import { requestFieldRoutes } from "../../helpers/request_field_pages.ts";
+import { ICONS, requestFieldRoutes } from "../../helpers/request_field_pages.ts";
+import { Buffer } from "node:buffer";
 import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
 import { remoteShooter, remoteWithFilters } from "../../helpers/remote_filters.ts";
 
@@ -63,6 +64,10 @@ Deno.test("remote captures honour format, emulation, blocking, metadata and html
       const { page } = await shoot("/meta-full");
       assert.equal(page?.title, "Full page");
       assert.equal(page?.favicon, `${pages.origin}/icons/48.png`);
+      assert.equal(
+        page?.faviconData,
+        `data:image/png;base64,${Buffer.from(ICONS.png48).toString("base64")}`,
+      );
       const before = pages.hits.get("/pic.svg") ?? 0;
       const html = await capturer.capture({
         url: "about:blank",
