@@ -341,7 +341,10 @@ export const PageMetadataSchema = z.object({
     description: "Absolute URL of og:image (else twitter:image).",
     example: "https://example.com/card.png",
   }),
-}).openapi("PageMetadata");
+}).openapi("PageMetadata", {
+  description: "What the captured page says about itself, read once it settled and cached with " +
+    "the image; each field null when the page does not say.",
+});
 
 /** Body of a successful capture. */
 export const ScreenshotResponseSchema = z.object({
@@ -380,8 +383,14 @@ export const ScreenshotResponseSchema = z.object({
     description: "The capture backend that produced the image (also on a cache hit).",
     example: "chromium-local",
   }),
-  deviceType: z.enum(DEVICE_TYPES).optional().openapi({ example: "desktop" }),
-  colorScheme: z.enum(COLOR_SCHEMES).optional().openapi({ example: "light" }),
+  deviceType: z.enum(DEVICE_TYPES).optional().openapi({
+    description: "The device type captured (as requested, or the named device's).",
+    example: "desktop",
+  }),
+  colorScheme: z.enum(COLOR_SCHEMES).optional().openapi({
+    description: "The colour scheme captured.",
+    example: "light",
+  }),
   httpStatus: z.int().optional().openapi({
     description: "HTTP status of the page's main document after redirects (as X-Target-Status), " +
       "when known; on a cache hit, the status of the cached render.",

@@ -113,6 +113,13 @@ ${
 <table><tr><th>Status</th><th>Content</th><th>Meaning</th></tr>${
     op.responses.map(responseRow)
   }</table>
+${
+    op.answers.map((answer) =>
+      html`<p>Answer body of ${answer.status} <code>${answer.contentType}</code></p>${
+        fieldTable(answer.fields, answer.type)
+      }`
+    )
+  }
 <pre>${op.curl}</pre>
 </section>`;
 }

@@ -49,6 +49,14 @@ export function llmsFullTxt(ref: ApiReference): string {
       );
     }
     lines.push("Responses:", "", ...op.responses.map(responseLine));
+    for (const answer of op.answers) {
+      lines.push(
+        "",
+        `Answer body of ${answer.status} (\`${answer.contentType}\`):`,
+        "",
+        ...fieldTable(answer.fields, answer.type),
+      );
+    }
     lines.push("", "```sh", op.curl, "```", "");
   }
   lines.push(

@@ -48,6 +48,21 @@ export function buildReference(
       return { contentType: type, fields: fieldsOf(document, schema), type: typeOf(schema) };
     }),
     responses: Object.entries(op.operation.responses).map(([status, r]) => responseOf(status, r)),
+    answers: Object.entries(op.operation.responses)
+      .filter(([status]) => status.startsWith("2"))
+      .flatMap(([status, r]) =>
+        Object.entries(r.content ?? {})
+          .filter(([type, media]) => type === "application/json" && media.schema)
+          .map(([type, media]) => {
+            const schema = resolveSchema(document, media.schema!);
+            return {
+              status,
+              contentType: type,
+              fields: answerFieldsOf(document, schema),
+              type: typeOf(schema),
+            };
+          })
+      ),
     curl: curlExample(document, op, baseUrl),
   }));
   const envelope = fieldsOf(document, { $ref: "#/components/schemas/Error" });
@@ -121,6 +136,18 @@ export function fieldsOf(document: OpenApiDocument, raw: SchemaObject): FieldRef
   return Object.entries(schema.properties ?? {}).map(([name, field]) =>
     fieldOf(document, name, field, required.has(name))
   );
+}
+
+/** An answer's fields, with those of each object-valued field after it as `field.child`. */
+function answerFieldsOf(document: OpenApiDocument, schema: SchemaObject): FieldRef[] {
+  return fieldsOf(document, schema).flatMap((field) => {
+    const inner = resolveSchema(document, schema.properties![field.name]);
+    if (!inner.properties) return [field];
+    return [
+      field,
+      ...fieldsOf(document, inner).map((f) => ({ ...f, name: `${field.name}.${f.name}` })),
+    ];
+  });
 }
 
 function typeOf(schema: SchemaObject): Text {

@@ -47,6 +47,11 @@ export interface OperationRef {
   parameters: ParameterRef[];
   bodies: BodyRef[];
   responses: ResponseRef[];
+  /**
+   * The JSON bodies of its successful answers (status and body), an object's fields one level
+   * down as `parent.child`.
+   */
+  answers: Array<BodyRef & { status: string }>;
   /** A runnable example built from the schemas' examples. */
   curl: string;
 }

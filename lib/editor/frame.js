@@ -216,24 +216,22 @@ function luminance(ctx, colour) {
 }
 
 /**
- * The browser bar of a capture answer. Its icon is drawn only when it can be without tainting the
- * canvas: fetched through the service's own image proxy, which serves only the allowlisted media
- * hosts (named on the stage element); any other icon is the host's initial, never a cross-origin
- * load.
+ * The browser bar of a capture answer. Its icon comes from the answer itself (`page.faviconData`,
+ * the icon's bytes as a data: URL that the service loaded with the capture), so drawing it leaves
+ * the canvas readable; without it (no icon, or one the service could not read) the bar shows the
+ * host's initial. The editor never fetches anything from the captured site.
  * @param {{ url: string, page?: { title: string | null, themeColor: string | null,
- *   favicon: string | null } }} shot
+ *   faviconData?: string | null } }} shot
  * @returns {Promise<BrowserBar>}
  */
 export async function browserBarOf(shot) {
   const host = shot.url.startsWith("http") ? new URL(shot.url).hostname : "";
   const page = shot.page;
-  const hosts = (els.stage.dataset.mediaHosts ?? "").split(" ");
   /** @type {HTMLImageElement | null} */
   let icon = null;
-  const favicon = page?.favicon ? new URL(page.favicon) : null;
-  if (favicon?.protocol === "https:" && hosts.includes(favicon.hostname)) {
+  if (page?.faviconData?.startsWith("data:image/")) {
     const img = new Image();
-    img.src = `/api/image-proxy?url=${encodeURIComponent(favicon.href)}`;
+    img.src = page.faviconData;
     icon = await img.decode().then(() => img, () => null);
   }
   return {

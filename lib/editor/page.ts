@@ -1,6 +1,5 @@
 import { html } from "hono/html";
 import { pageHead } from "../http/html_page.ts";
-import { MEDIA_HOSTS } from "../upstreams.ts";
 import {
   EXPORT_FORMATS,
   type ExportFormat,
@@ -246,8 +245,7 @@ export function editorPage({ assets, maxUploadBytes }: EditorPageOptions) {
               </form>
             </section>
           </div>
-          <section class="stage" id="stage" aria-labelledby="stage-title" aria-busy="false"
-            data-media-hosts="${MEDIA_HOSTS.join(" ")}">
+          <section class="stage" id="stage" aria-labelledby="stage-title" aria-busy="false">
             <h2 id="stage-title" class="visually-hidden">Preview</h2>
             <div class="status-bar">
               <progress id="progress" aria-label="Working" hidden></progress>

@@ -81,6 +81,7 @@ Deno.test("/llms-full.txt and /docs state every fact of the one reference model"
       ...op.parameters.flatMap((p) => [p.name, p.notes]),
       ...op.bodies.flatMap((b) => b.fields.flatMap((f) => [f.name, f.notes])),
       ...op.responses.map((r) => r.description),
+      ...op.answers.flatMap((a) => a.fields.flatMap((f) => [f.name, f.notes])),
     ]),
     ...reference.errors.flatMap((e) => [e.code, e.meaning, e.hint]),
     ...reference.rateLimitHeaders.flatMap((h) => [h.name, h.description]),
@@ -90,6 +91,17 @@ Deno.test("/llms-full.txt and /docs state every fact of the one reference model"
     assert.ok(full.includes(fact), `llms-full: ${fact}`);
     assert.ok(html.includes(squash(fact)), `docs: ${fact}`);
   }
+});
+
+Deno.test("the capture's answer is listed field by field, its page metadata one level down", async () => {
+  const { document, reference } = await documentsOf();
+  const capture = reference.operations.find((op) => op.id === "captureScreenshot")!;
+  const names = capture.answers.flatMap((a) => a.fields.map((f) => f.name));
+  const schemas = document.components?.schemas ?? {};
+  const answer = Object.keys(schemas.ScreenshotResponse?.properties ?? {});
+  const page = Object.keys(schemas.PageMetadata?.properties ?? {}).map((name) => `page.${name}`);
+  assert.ok(page.includes("page.faviconData"));
+  assert.deepEqual(new Set(names), new Set([...answer, ...page]));
 });
 
 Deno.test("each error code a response names links to that code's entry", async () => {

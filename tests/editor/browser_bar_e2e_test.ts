@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
 import { launchChromium } from "../fixtures/editor_browser.ts";
-import { startEditorInstance } from "../fixtures/editor_instance.ts";
+import { ICON_BLUE, startEditorInstance } from "../fixtures/editor_instance.ts";
 import { openEditor, readCanvas, submit, text } from "../fixtures/editor_page.ts";
 
 // The frame's default padding is 6 % of the image's width on each side.
@@ -28,7 +28,11 @@ Deno.test("the browser bar frames a capture with its page's title and icon", asy
   try {
     const { page, watch } = await openEditor(browser, instance.origin);
     /** The `page` of every capture answer the editor received. */
-    const answers: { title: string | null; favicon: string | null }[] = [];
+    const answers: {
+      title: string | null;
+      favicon: string | null;
+      faviconData: string | null;
+    }[] = [];
     page.on("response", (response) => {
       if (!response.url().endsWith("/api/screenshot") || response.status() !== 200) return;
       void response.json().then((body) => answers.push(body.page), () => {});
@@ -41,6 +45,8 @@ Deno.test("the browser bar frames a capture with its page's title and icon", asy
       assert.deepEqual(await size(page), [framed(1920), framed(1920) - 1920 + 1080]);
       assert.equal(answers.at(-1)?.title, "Northwind Analytics");
       assert.equal(answers.at(-1)?.favicon, `${new URL(instance.pageUrl).origin}/favicon.ico`);
+      assert.match(answers.at(-1)?.faviconData ?? "", /^data:image\/svg\+xml;base64,/);
+      assert.equal((await readCanvas(page, ICON_BLUE)).matching, 0, "no icon without the bar");
     });
 
     await t.step("on: a bar above the capture, the canvas still readable", async () => {
@@ -52,6 +58,9 @@ Deno.test("the browser bar frames a capture with its page's title and icon", asy
       // Most of the bar is its grey: all but the buttons, the icon and the title.
       assert.ok(grey.matching > 0.8 * 1920 * BAR_1920, `${grey.matching} grey pixels`);
       assert.ok((await readCanvas(page, CLOSE_RED)).matching > 100, "window buttons drawn");
+      // The page's own icon, from the capture's answer: a 38 px tile, mostly blue.
+      const icon = (await readCanvas(page, ICON_BLUE)).matching;
+      assert.ok(icon > 0.4 * 38 * 38 && icon < 38 * 38, `${icon} icon pixels`);
     });
 
     await t.step("the choice survives a reload", async () => {
