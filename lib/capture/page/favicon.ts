@@ -35,6 +35,31 @@ export type FaviconOutcome =
   | { data: string }
   | { data: null; reason: string };
 
+/**
+ * The favicon loads of one capture, by URL: the icon the page declares as soon as it loaded starts
+ * loading then, behind the page's settle, so the shot rarely waits for it; the icon it declares
+ * once settled reuses that load when it is the same (and loads anew when the page changed it).
+ */
+export function faviconLoads(page: Page, base: Omit<FaviconRequest, "url">) {
+  const loads = new Map<string | null, Promise<FaviconOutcome>>();
+  const load = (url: string | null) => {
+    let outcome = loads.get(url);
+    if (!outcome) {
+      outcome = readFavicon(page, { ...base, url });
+      loads.set(url, outcome);
+    }
+    return outcome;
+  };
+  return {
+    /** Starts loading the icon `declared` names, without waiting for it. */
+    early(declared: Promise<string | null>): void {
+      declared.then(load, () => {});
+    },
+    /** The outcome for `url` (never rejects). */
+    of: load,
+  };
+}
+
 /** The favicon as a data: URL, or why not; never throws and never outlives `timeoutMs`. */
 export async function readFavicon(page: Page, request: FaviconRequest): Promise<FaviconOutcome> {
   const { url, options } = request;

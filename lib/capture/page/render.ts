@@ -12,7 +12,7 @@ import { withTimeout } from "../../timeout.ts";
 import type { CaptureOptions, ImageFormat } from "../request/options.ts";
 import type { PageMetadata } from "../types.ts";
 import { readPageMetadata } from "./metadata.ts";
-import { FAVICON_BUDGET_MS, readFavicon } from "./favicon.ts";
+import { FAVICON_BUDGET_MS, faviconLoads } from "./favicon.ts";
 import type { EgressRoute } from "../../egress/proxied_fetch.ts";
 import type { Credentials } from "../request/credentials.ts";
 import {
@@ -144,6 +144,11 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     );
     network.mainResponse ??= response;
     rejectProxyAnswer(network, session);
+    // The icon the page declares now starts loading behind the settle (never rejects).
+    const favicons = request.egress
+      ? faviconLoads(page, { options, route: request.egress(), timeoutMs: FAVICON_BUDGET_MS })
+      : null;
+    favicons?.early(readPageMetadata(page).then((declared) => declared.favicon));
     // Get ready.
     const deadline = performance.now() + SETTLE_BUDGET_MS;
     await traced("capture.readiness_wait", {}, async () => {
@@ -162,16 +167,9 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     const settled = plan.settled ? await settleTraced(page, settling) : null;
     // Once settled and before any scrolling: what the page says about itself.
     const metadata = await traced("capture.metadata", {}, () => readPageMetadata(page));
-    // Its icon loads beside the shot, through the capture's egress (never rejects).
-    const favicon = request.egress
-      ? traced("capture.favicon", {}, () =>
-        readFavicon(page, {
-          url: metadata.favicon,
-          options,
-          route: request.egress!(),
-          timeoutMs: FAVICON_BUDGET_MS,
-        }))
-      : Promise.resolve({ data: null, reason: "no egress for it" } as const);
+    // Its icon: the early load when the page still declares the same one (never rejects).
+    const favicon = favicons?.of(metadata.favicon) ??
+      Promise.resolve({ data: null, reason: "no egress for it" } as const);
     // Shoot.
     const context: ShotContext = { page, plan, request, settling, settled };
     let shot;
@@ -183,9 +181,13 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
       await awaitConsentReload(page, budgetEnd);
       shot = await shoot(context);
     }
-    const icon = await favicon;
-    if (icon.data === null && metadata.favicon) {
-      request.log?.debug("favicon left out", { reason: icon.reason });
+    const waitStart = performance.now();
+    const icon = await traced("capture.favicon_wait", {}, () => favicon);
+    // How long the capture waited for it once shot (0 when the settle covered the load).
+    const waitedMs = Math.round((performance.now() - waitStart) * 10) / 10;
+    if (icon.data !== null) request.log?.debug("favicon kept", { waitedMs });
+    else if (metadata.favicon) {
+      request.log?.debug("favicon left out", { reason: icon.reason, waitedMs });
     }
     return {
       png: shot.image,
