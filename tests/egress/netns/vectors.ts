@@ -135,6 +135,13 @@ export const VECTORS: Record<string, { script?: string; html?: string }> = {
     script: each(urls(), `fetch("/redirect?to=" + encodeURIComponent(u), { mode: "no-cors" });`) +
       each(urls(), `new Image().src = "/redirect?to=" + encodeURIComponent(u);`),
   },
+  // The favicon the service itself loads for the capture (page.faviconData), and the browser's.
+  favicon: { html: `<link rel="icon" href="http://10.0.0.1:${CANARY_HTTP_PORT}/x">` },
+  faviconRedirect: {
+    html: `<link rel="icon" href="/redirect?to=${
+      encodeURIComponent(`http://[::ffff:7f00:1]:${CANARY_HTTP_PORT}/x`)
+    }">`,
+  },
   webtransport: { script: each(urls("https", 443), `new WebTransport(u).ready.catch(() => {});`) },
   webrtcStun: { script: webrtc(STUN) },
   webrtcTurnUdp: { script: webrtc(turn("udp")) },
