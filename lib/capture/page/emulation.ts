@@ -7,6 +7,7 @@
 import type { Page } from "puppeteer-core";
 import type { ColorScheme } from "../types.ts";
 import type { CaptureOptions } from "../request/options.ts";
+import { invalidField } from "../request/request_failure.ts";
 
 /** Whether a job asks for any emulation beyond its device and colour scheme. */
 export function hasEmulation(options: CaptureOptions): boolean {
@@ -31,8 +32,28 @@ export async function applyEmulation(
   // request's own wins there too, see viewport.ts).
   if (options.userAgent) steps.push(page.setUserAgent({ userAgent: options.userAgent }));
   // navigator.language(s), the Accept-Language header and Intl's default locale.
-  if (options.locale) steps.push(page.emulateLocale(options.locale));
-  if (options.timezone) steps.push(page.emulateTimezone(options.timezone));
+  if (options.locale) {
+    steps.push(
+      page.emulateLocale(options.locale).catch(() => {
+        throw invalidField(
+          `locale "${options.locale}" is not one the capture's browser knows.`,
+          'Send a common language tag such as "de-DE", "fr" or "pt-BR".',
+        );
+      }),
+    );
+  }
+  // The request checked the zone against the service's own time zone data; a browser (a remote
+  // fleet's, an older build) may know fewer.
+  if (options.timezone) {
+    steps.push(
+      page.emulateTimezone(options.timezone).catch(() => {
+        throw invalidField(
+          `timezone "${options.timezone}" is not one the capture's browser knows.`,
+          'Send a long-standing IANA name such as "Europe/Berlin", "America/New_York" or "UTC".',
+        );
+      }),
+    );
+  }
   if (options.javaScript === false) steps.push(page.setJavaScriptEnabled(false));
   await Promise.all(steps);
   // Chromium keeps the media type and the media features as one setting (setting either

@@ -10,6 +10,7 @@ import { ICONS, requestFieldRoutes } from "../../helpers/request_field_pages.ts"
 import { icoImages } from "../../helpers/icons.ts";
 import { Buffer } from "node:buffer";
 import { loadSharp } from "../../../lib/codecs/sharp.ts";
+import { ApiError } from "../../../lib/errors.ts";
 
 const GREEN = [0, 255, 0];
 
@@ -107,6 +108,22 @@ Deno.test("request fields reach the page, the server and the image, in real Chro
         dark: true,
       });
       assert.match(languages.at(-1) ?? "", /^de-DE/, "Accept-Language on the wire");
+    });
+
+    await t.step("a time zone or locale the browser refuses is a 400, not a failure", async () => {
+      // The route checks both against the service's own data first; the browser is asked here.
+      for (const options of [{ timezone: "Mars/Olympus" }, { locale: "i-klingon" }]) {
+        const error = await harness.deps.capture.capture({
+          url: `${pages.origin}/seen`,
+          deviceType: "desktop",
+          colorScheme: "light",
+          options,
+        }).then(() => null, (e) => e);
+        assert.ok(error instanceof ApiError, `${JSON.stringify(options)}: ${error}`);
+        assert.equal(error.status, 400);
+        assert.equal(error.code, "invalid_request");
+        assert.match(error.message, /capture's browser knows/);
+      }
     });
 
     await t.step("emulation stays with its capture: the next one sees the defaults", async () => {
