@@ -134,6 +134,7 @@ async function main() {
     return {
       png: new Uint8Array(Buffer.from(json.screenshot, "base64")),
       truncated: json.truncated,
+      icon: iconCell(json.page, corpus.origin),
     };
   };
   const viaCaptureWebsite = async (url: string) => ({
@@ -169,6 +170,8 @@ async function main() {
       );
       // Every run is judged: the table shows the worst run, and how many of the runs pass.
       const judged: Record<string, { worst: Judged; passed: number; ms: number[] } | string> = {};
+      // The page's icon as the service's answer carries it (page.favicon, page.faviconData).
+      let icon = "not captured";
       for (const [tool, run] of Object.entries(tools)) {
         if (!TOOLS.includes(tool)) {
           judged[tool] = "not run";
@@ -180,8 +183,10 @@ async function main() {
           let worst: Judged | undefined, passed = 0;
           for (let i = 0; i < RUNS; i++) {
             const t0 = performance.now();
-            const { png, truncated } = await run(url);
+            const captured = await run(url);
+            const { png, truncated } = captured;
             ms.push(performance.now() - t0);
+            if ("icon" in captured) icon = captured.icon;
             const result = { ...await judge(reference, png, tool === "viewport"), truncated };
             if (passes(result)) passed++;
             if (!worst || result.worst < worst.worst) worst = result;
@@ -210,7 +215,7 @@ async function main() {
       };
       const row = `| ${site.name} | ${reference.screens.length} (${reference.scroller}) | ` +
         `${cell("full", true)} | ${cell("viewport", false)} | ${cell("cw", true)} | ` +
-        `${(check.same * 100).toFixed(1)}% / ${(check.shifted * 100).toFixed(1)}% |`;
+        `${(check.same * 100).toFixed(1)}% / ${(check.shifted * 100).toFixed(1)}% | ${icon} |`;
       console.error(row);
       rows.push(row);
     }
@@ -226,12 +231,25 @@ async function main() {
     "| site | screens (scroller) | service full page: worst screen of the worst run | " +
     "missing blocks | time, size | service viewport: first screen | time, size | " +
     "capture-website full page: worst screen | missing blocks | time, size | " +
-    "self-check: identical / shifted 100 px |",
-    "|---|---|---:|---:|---|---:|---|---:|---:|---|---|",
+    "self-check: identical / shifted 100 px | page icon (favicon → faviconData) |",
+    "|---|---|---:|---:|---|---:|---|---:|---:|---|---|---|",
     ...rows,
     "",
     `CDN requests no installed package answered: ${[...corpus.missed].join(", ") || "none"}.`,
   ].join("\n"));
+}
+
+/** "path → type, size" for the icon an answer carries, or "path → null". */
+function iconCell(
+  page: { favicon: string | null; faviconData: string | null } | undefined,
+  origin: string,
+): string {
+  if (!page?.favicon) return "none declared";
+  const where = page.favicon.startsWith(origin) ? page.favicon.slice(origin.length) : page.favicon;
+  if (!page.faviconData) return `${where} → null`;
+  const [head, base64] = page.faviconData.split(",");
+  const type = head.slice("data:".length).replace(";base64", "");
+  return `${where} → ${type}, ${(Buffer.from(base64, "base64").length / 1024).toFixed(1)} KB`;
 }
 
 if (import.meta.main) await main();
