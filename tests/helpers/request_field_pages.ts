@@ -60,7 +60,8 @@ const picture = () =>
  * /font.woff2 and an image /pic.svg), /photo (colour gradients, for lossy formats), /meta-full and
  * /meta-none (every metadata field, and none; their icons /icons/48.png and /favicon.ico, an .ico
  * of three images), /meta-not-icon, /meta-large-icon, /meta-slow-icon and /meta-svg-icon (an icon
- * that is HTML, one too large, one never answered, an SVG one), /socket (titled "opened" or "refused" by its
+ * that is HTML, one too large, one never answered, an SVG one), /meta-icon-changes (PNG, then
+ * SVG once loaded), /socket (titled "opened" or "refused" by its
  * attempt to open a WebSocket). `languages` gets each /seen request's
  * Accept-Language, `iconRequests` the headers of each /icons/48.png request.
  */
@@ -129,5 +130,14 @@ export function requestFieldRoutes(
     "/meta-slow-icon": () => iconPage("/slow.png"),
     "/slow.png": async (_, hold) => (await hold(), image(ICONS.png48, "image/png")),
     "/meta-svg-icon": () => iconPage("/pic.svg"),
+    // Declares the PNG icon, then swaps it for the SVG one once loaded (as a notification badge
+    // would).
+    "/meta-icon-changes": () =>
+      page(
+        `<title>icon</title><link id="icon" rel="icon" href="/icons/48.png">`,
+        `<script>addEventListener("load", () => setTimeout(() => {
+          document.getElementById("icon").href = "/pic.svg";
+        }, 100));</script>`,
+      ),
   };
 }

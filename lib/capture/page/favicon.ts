@@ -3,18 +3,22 @@
  * (a cross-origin image taints a canvas). The service loads it through the capture's egress proxy
  * session (the boundary: judged, connected by checked address, counted in the byte budget, cut
  * when the capture ends), as the page's browser would ask for it (its user agent and languages,
- * no cookies), while the page is shot. Loading it in the page instead would meet the page's CSP
+ * no cookies), from the moment the page has loaded, behind its settle and shot. Loading it in the
+ * page instead would meet the page's CSP
  * and its memory cache (an icon the page already shows comes back empty); DevTools'
  * loadNetworkResource sends the headless browser's own user agent, which sites refuse.
  */
 import type { Page } from "puppeteer-core";
 import { type EgressRoute, getThroughProxy } from "../../egress/proxied_fetch.ts";
+import type { Logger } from "../../log.ts";
+import { traced } from "../../telemetry/trace.ts";
 import { abortAfter } from "../../timeout.ts";
+import { readPageMetadata } from "./metadata.ts";
 import { urlPatterns } from "../request/blocking.ts";
 import type { CaptureOptions } from "../request/options.ts";
 import { iconDataUrl } from "./icon_bytes.ts";
 
-/** The favicon loads beside the shot; past this it is left out (a slow host must not wait). */
+/** Past this the favicon is left out: a slow icon host must not hold the capture. */
 export const FAVICON_BUDGET_MS = 1_500;
 // An .ico may hold a 256 px image beside the small ones: read that much, keep one image of it.
 const MAX_DOWNLOAD_BYTES = 512 * 1024;
@@ -36,11 +40,16 @@ export type FaviconOutcome =
   | { data: null; reason: string };
 
 /**
- * The favicon loads of one capture, by URL: the icon the page declares as soon as it loaded starts
- * loading then, behind the page's settle, so the shot rarely waits for it; the icon it declares
- * once settled reuses that load when it is the same (and loads anew when the page changed it).
+ * The favicon loads of one capture, by URL: the icon the page declares as soon as it has loaded
+ * starts loading then (`early`), behind the page's settle, so the shot rarely waits for it; the
+ * icon it declares once settled (`of`) reuses that load when it is the same, and loads anew when
+ * the page changed it.
  */
-export function faviconLoads(page: Page, base: Omit<FaviconRequest, "url">) {
+export function faviconLoads(
+  page: Page,
+  base: Omit<FaviconRequest, "url">,
+  log?: Logger,
+) {
   const loads = new Map<string | null, Promise<FaviconOutcome>>();
   const load = (url: string | null) => {
     let outcome = loads.get(url);
@@ -51,12 +60,27 @@ export function faviconLoads(page: Page, base: Omit<FaviconRequest, "url">) {
     return outcome;
   };
   return {
-    /** Starts loading the icon `declared` names, without waiting for it. */
-    early(declared: Promise<string | null>): void {
-      declared.then(load, () => {});
+    /** Starts loading the icon the page declares now, without waiting for it. */
+    early(): void {
+      readPageMetadata(page).then((declared) => load(declared.favicon), () => {});
     },
-    /** The outcome for `url` (never rejects). */
-    of: load,
+    /**
+     * The load of `url`, started now unless it already is; `take()` waits for it (once the page
+     * is shot) and logs how long it waited, and why an icon is left out.
+     */
+    of(url: string | null) {
+      const outcome = load(url);
+      return {
+        async take(): Promise<string | null> {
+          const start = performance.now();
+          const icon = await traced("capture.favicon_wait", {}, () => outcome);
+          const waitedMs = Math.round((performance.now() - start) * 10) / 10;
+          if (icon.data !== null) log?.debug("favicon kept", { waitedMs });
+          else if (url) log?.debug("favicon left out", { reason: icon.reason, waitedMs });
+          return icon.data;
+        },
+      };
+    },
   };
 }
 

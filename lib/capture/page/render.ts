@@ -144,11 +144,15 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     );
     network.mainResponse ??= response;
     rejectProxyAnswer(network, session);
-    // The icon the page declares now starts loading behind the settle (never rejects).
+    // The icon the page declares now starts loading, behind the settle.
     const favicons = request.egress
-      ? faviconLoads(page, { options, route: request.egress(), timeoutMs: FAVICON_BUDGET_MS })
+      ? faviconLoads(
+        page,
+        { options, route: request.egress(), timeoutMs: FAVICON_BUDGET_MS },
+        request.log,
+      )
       : null;
-    favicons?.early(readPageMetadata(page).then((declared) => declared.favicon));
+    favicons?.early();
     // Get ready.
     const deadline = performance.now() + SETTLE_BUDGET_MS;
     await traced("capture.readiness_wait", {}, async () => {
@@ -167,9 +171,8 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     const settled = plan.settled ? await settleTraced(page, settling) : null;
     // Once settled and before any scrolling: what the page says about itself.
     const metadata = await traced("capture.metadata", {}, () => readPageMetadata(page));
-    // Its icon: the early load when the page still declares the same one (never rejects).
-    const favicon = favicons?.of(metadata.favicon) ??
-      Promise.resolve({ data: null, reason: "no egress for it" } as const);
+    // Its icon: the early load when the page still declares the same one.
+    const favicon = favicons?.of(metadata.favicon);
     // Shoot.
     const context: ShotContext = { page, plan, request, settling, settled };
     let shot;
@@ -181,18 +184,10 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
       await awaitConsentReload(page, budgetEnd);
       shot = await shoot(context);
     }
-    const waitStart = performance.now();
-    const icon = await traced("capture.favicon_wait", {}, () => favicon);
-    // How long the capture waited for it once shot (0 when the settle covered the load).
-    const waitedMs = Math.round((performance.now() - waitStart) * 10) / 10;
-    if (icon.data !== null) request.log?.debug("favicon kept", { waitedMs });
-    else if (metadata.favicon) {
-      request.log?.debug("favicon left out", { reason: icon.reason, waitedMs });
-    }
     return {
       png: shot.image,
       format: shot.format,
-      page: { ...metadata, faviconData: icon.data },
+      page: { ...metadata, faviconData: (await favicon?.take()) ?? null },
       targetStatus: network.mainResponse?.status() ?? null,
       ...(shot.truncated ? { truncated: true } : {}),
     };

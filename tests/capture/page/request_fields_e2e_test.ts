@@ -235,6 +235,12 @@ Deno.test("request fields reach the page, the server and the image, in real Chro
       },
     );
 
+    await t.step("favicon bytes: the icon of the settled page, even if it changed", async () => {
+      const body = await json("/meta-icon-changes");
+      assert.equal(body.page.favicon, `${pages.origin}/pic.svg`);
+      assert.match(body.page.faviconData, /^data:image\/svg\+xml;base64,/);
+    });
+
     await t.step("favicon bytes: an SVG is kept; HTML, too large or too slow is not", async () => {
       const svg = await json("/meta-svg-icon");
       assert.match(svg.page.faviconData, /^data:image\/svg\+xml;base64,/);
