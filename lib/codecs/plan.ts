@@ -19,6 +19,12 @@ export interface ExportRequest {
   preset: QualityPreset;
   /** JPEG and WebP quality 1..100 instead of the preset's (not offered by POST /api/export). */
   quality?: number;
+  /**
+   * Time over size, as a browser encodes its screenshots: a sequential JPEG without MozJPEG's
+   * trellis quantisation (a capture re-encoded to the format it asked for; not offered by POST
+   * /api/export).
+   */
+  fast?: boolean;
 }
 
 /** A decode/encode failure; `reason` is for the logs only. */

@@ -114,6 +114,8 @@ export interface ExportPlan {
   preset: QualityPreset;
   /** JPEG and WebP quality 1..100 instead of the preset's. */
   quality?: number;
+  /** A sequential JPEG without trellis quantisation: time over size (ExportRequest.fast). */
+  fast?: boolean;
   /** EXIF orientation 1..8 of the input (1 when absent); applied to the pixels. */
   orientation: number;
   /** Whether the input can carry transparency; PNG output keeps an alpha channel only then. */

@@ -90,11 +90,12 @@ export async function exportWithSharp(
     // libpng writes the pixel density (pHYs); outputs carry nothing but pixels and the profile.
     return withoutPngChunks(await encodePng(image, plan, encodeLossless), ["pHYs"]);
   } else if (plan.format === "jpeg") {
+    // `fast`: libjpeg-turbo's sequential JPEG, as browsers write; else MozJPEG's smaller one.
     image = image.flatten({ background: "#ffffff" }).jpeg({
       quality: settings.jpeg.quality,
-      progressive: true,
+      progressive: !plan.fast,
       optimiseCoding: true,
-      mozjpeg: true,
+      mozjpeg: !plan.fast,
       chromaSubsampling: settings.jpeg.chromaSubsample === 1 ? "4:4:4" : "4:2:0",
       force: true,
     });

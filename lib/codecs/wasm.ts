@@ -130,7 +130,7 @@ async function throughGreyProfile(pixels: Pixels, profile: Uint8Array): Promise<
 /** Encodes upright RGBA pixels at a preset; JPEG is flattened onto white first. */
 export async function encodeWasm(
   pixels: Pixels,
-  plan: Pick<ExportPlan, "format" | "preset" | "hasAlpha" | "quality">,
+  plan: Pick<ExportPlan, "format" | "preset" | "hasAlpha" | "quality" | "fast">,
 ): Promise<Uint8Array<ArrayBuffer>> {
   await instantiate();
   const settings = settingsOf(plan);
@@ -145,7 +145,8 @@ export async function encodeWasm(
         await encodeJpeg(image, {
           quality: settings.jpeg.quality,
           baseline: false,
-          progressive: true,
+          // MozJPEG only here: `fast` drops its progressive scans, the larger part of its time.
+          progressive: !plan.fast,
           optimize_coding: true,
           auto_subsample: false,
           chroma_subsample: settings.jpeg.chromaSubsample,

@@ -17,7 +17,7 @@ import { encodeFixture } from "./fixtures.ts";
 import { cmykJpegOf } from "./cmyk_jpeg_writer.ts";
 import { displayP3Profile, withIccPng } from "./input_kinds.ts";
 import { pngChunks } from "../helpers/png.ts";
-import { meanAbsoluteError } from "./inspect.ts";
+import { jpegTraits, meanAbsoluteError } from "./inspect.ts";
 
 const loaded = await loadSharp();
 const skip = "reason" in loaded ? `sharp cannot load here: ${loaded.reason}` : undefined;
@@ -145,3 +145,21 @@ function rgbaFromInkReference(ink: Uint8Array): Uint8Array {
   }
   return out;
 }
+
+bothPaths(
+  "fast (a capture's re-encode): a sequential JPEG, same pixels within a tolerance",
+  async (paths) => {
+    const source = await decodeWasm("png", SCREENSHOT);
+    for (const [path, exporter] of paths) {
+      const request = { format: "jpeg", preset: "medium", quality: 80 } as const;
+      const fast = await exporter.export(SCREENSHOT.slice(), { ...request, fast: true });
+      const small = await exporter.export(SCREENSHOT.slice(), request);
+      assert.equal(jpegTraits(fast.bytes).progressive, false, `${path}: fast is sequential`);
+      assert.equal(jpegTraits(small.bytes).progressive, true, `${path}: an export is progressive`);
+      for (const { bytes } of [fast, small]) {
+        const mae = meanAbsoluteError(await decodeWasm("jpeg", bytes), source);
+        assert.ok(mae.slice(0, 3).every((channel) => channel < 3), `${path}: MAE ${mae}`);
+      }
+    }
+  },
+);

@@ -1,0 +1,104 @@
+/**
+ * A settled full page of a photo-heavy page as `format: "jpeg"` (quality 80) against `png`, through
+ * the service's own path: the local capturer walks the page and joins its screens as PNG, and the
+ * capture layer re-encodes the whole with the export codecs (lib/capture/transcode.ts). Printed as
+ * Markdown (bench/README.md): end-to-end time and size of each, then the re-encode alone against
+ * sharp encoding the very same pixels at q80 (already decoded), the goal's "within 1.2x".
+ *
+ *   deno run -A bench/full_page_jpeg.ts [--rounds=5] [--height=6000]
+ */
+import { createChromiumCapturer } from "../lib/capture/local/capturer.ts";
+import { exporterTranscoder, inJobFormat } from "../lib/capture/transcode.ts";
+import { createImageExporter } from "../lib/codecs/exporter.ts";
+import { loadSharp } from "../lib/codecs/sharp.ts";
+import type { CaptureJob } from "../lib/capture/types.ts";
+import { createLogger } from "../lib/log.ts";
+import { loadAverage, median } from "./support/measure.ts";
+
+const option = (name: string) =>
+  Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const ROUNDS = Number(option("rounds") ?? 5);
+const HEIGHT = Number(option("height") ?? 6000);
+
+// Smooth colour fields plus per-pixel grain: the entropy of a photograph (as capture_format.ts).
+const PAGE = `<!doctype html><meta charset="utf-8"><title>Photo</title>
+<body style="margin:0"><canvas id="c" width="1920" height="${HEIGHT}"></canvas><script>
+const c = document.getElementById("c"), g = c.getContext("2d");
+const img = g.createImageData(1920, ${HEIGHT}); const d = img.data; let s = 7;
+const rnd = () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+for (let y = 0; y < ${HEIGHT}; y++) for (let x = 0; x < 1920; x++) {
+  const i = (y * 1920 + x) * 4, n = rnd() * 40 - 20;
+  d[i] = 128 + 90 * Math.sin(x / 97 + y / 211) + n;
+  d[i + 1] = 128 + 90 * Math.sin(x / 143 - y / 67) + n;
+  d[i + 2] = 128 + 90 * Math.cos((x + y) / 181) + n;
+  d[i + 3] = 255;
+}
+g.putImageData(img, 0, 0);
+</script>`;
+
+const server = Deno.serve(
+  { hostname: "127.0.0.1", port: 0, onListen() {} },
+  () => new Response(PAGE, { headers: { "content-type": "text/html" } }),
+);
+const log = createLogger("warn");
+const loaded = await loadSharp();
+if (!("sharp" in loaded)) throw new Error(`sharp: ${loaded.reason}`);
+const { sharp } = loaded;
+const exporter = await createImageExporter({ log });
+const transcode = exporterTranscoder(exporter);
+const local = createChromiumCapturer({ timeoutMs: 30_000, allowPrivateNetwork: true, log });
+await local.start();
+const capturer = inJobFormat(local, transcode);
+const job = (format: "png" | "jpeg"): CaptureJob => ({
+  url: `http://127.0.0.1:${server.addr.port}/`,
+  deviceType: "desktop",
+  colorScheme: "light",
+  options: { fullPage: true, ...(format === "jpeg" ? { format, quality: 80 } : {}) },
+});
+
+async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await work();
+  return { ms: performance.now() - started, value };
+}
+
+console.log(`date: ${new Date().toISOString()}; load before: ${loadAverage()}; rounds ${ROUNDS}`);
+const rows: Record<string, { ms: number[]; bytes: number }> = {};
+const add = (name: string, ms: number, bytes: number) =>
+  (rows[name] ??= { ms: [], bytes }).ms.push(ms);
+for (let round = 0; round < ROUNDS + 1; round++) {
+  const png = await timed(() => capturer.capture(job("png")));
+  const jpeg = await timed(() => capturer.capture(job("jpeg")));
+  // The re-encode alone, on this round's PNG, and sharp's encode of the same pixels, decoded.
+  const again = await timed(() => transcode(png.value.png, { format: "jpeg", quality: 80 }));
+  const raw = await sharp(png.value.png).raw().toBuffer({ resolveWithObject: true });
+  const plain = await timed(() =>
+    sharp(raw.data, { raw: raw.info }).jpeg({ quality: 80 }).toBuffer()
+  );
+  if (round === 0) continue; // warm-up
+  add(
+    `service full page, png (${raw.info.width}x${raw.info.height})`,
+    png.ms,
+    png.value.png.length,
+  );
+  add("service full page, jpeg q80", jpeg.ms, jpeg.value.png.length);
+  add("its re-encode alone (PNG in, JPEG out, export codecs)", again.ms, again.value.length);
+  add("sharp JPEG q80, encode only, same pixels", plain.ms, plain.value.length);
+}
+console.log("\n| way | median ms | bytes |\n| --- | ---: | ---: |");
+for (const [name, row] of Object.entries(rows)) {
+  console.log(`| ${name} | ${median(row.ms).toFixed(0)} | ${row.bytes} |`);
+}
+const ms = (prefix: string) =>
+  median(Object.entries(rows).find(([name]) => name.startsWith(prefix))![1].ms);
+console.log(
+  `\njpeg / png end to end: ${
+    (ms("service full page, jpeg") / ms("service full page, png")).toFixed(2)
+  }x; ` +
+    `re-encode / sharp encode only: ${(ms("its re-encode") / ms("sharp JPEG")).toFixed(2)}x; ` +
+    `encoder: ${exporter.encoder}`,
+);
+console.log(`load after: ${loadAverage()}`);
+await local.close();
+await exporter.close?.();
+await server.shutdown();
