@@ -18,29 +18,19 @@ import { loadSharp } from "../lib/codecs/sharp.ts";
 import { readPageMetadata } from "../lib/capture/page/metadata.ts";
 import { loadAverage, median } from "./support/measure.ts";
 import { CHROMIUM, FLAGS } from "./peers/capture.ts";
+import { photoPage } from "./support/photo_page.ts";
 
 const option = (name: string) =>
   Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const ROUNDS = Number(option("rounds") ?? 7);
 
-// A canvas page: smooth colour fields plus per-pixel grain, the entropy of a photograph.
-const photoPage = (height: number) =>
-  `<!doctype html><meta charset="utf-8"><title>Photo</title>
-<meta name="description" content="A photo-heavy page."><link rel="icon" href="/icon.svg">
-<meta property="og:image" content="/card.jpg"><meta name="theme-color" content="#224466">
-<body style="margin:0"><canvas id="c" width="1920" height="${height}"></canvas><script>
-const c = document.getElementById("c"), g = c.getContext("2d");
-const img = g.createImageData(1920, ${height}); const d = img.data; let s = 7;
-const rnd = () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
-for (let y = 0; y < ${height}; y++) for (let x = 0; x < 1920; x++) {
-  const i = (y * 1920 + x) * 4, n = rnd() * 40 - 20;
-  d[i] = 128 + 90 * Math.sin(x / 97 + y / 211) + n;
-  d[i + 1] = 128 + 90 * Math.sin(x / 143 - y / 67) + n;
-  d[i + 2] = 128 + 90 * Math.cos((x + y) / 181) + n;
-  d[i + 3] = 255;
-}
-g.putImageData(img, 0, 0);
-</script>`;
+// The photo page with metadata in its head, for the metadata read below.
+const photoWithMetadata = (height: number) =>
+  photoPage(
+    height,
+    `<meta name="description" content="A photo-heavy page."><link rel="icon" href="/icon.svg">
+<meta property="og:image" content="/card.jpg"><meta name="theme-color" content="#224466">`,
+  );
 
 // The same layout with nothing to encode: one flat colour (the shot's raster and read-back floor).
 const flatPage = (height: number) =>
@@ -49,7 +39,7 @@ const flatPage = (height: number) =>
 const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (request) => {
   const url = new URL(request.url);
   const height = Number(url.searchParams.get("h") ?? 1080);
-  const body = url.pathname === "/flat" ? flatPage(height) : photoPage(height);
+  const body = url.pathname === "/flat" ? flatPage(height) : photoWithMetadata(height);
   return new Response(body, { headers: { "content-type": "text/html" } });
 });
 const origin = `http://127.0.0.1:${server.addr.port}`;

@@ -14,31 +14,16 @@ import { loadSharp } from "../lib/codecs/sharp.ts";
 import type { CaptureJob } from "../lib/capture/types.ts";
 import { createLogger } from "../lib/log.ts";
 import { loadAverage, median } from "./support/measure.ts";
+import { photoPage } from "./support/photo_page.ts";
 
 const option = (name: string) =>
   Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const ROUNDS = Number(option("rounds") ?? 5);
 const HEIGHT = Number(option("height") ?? 6000);
 
-// Smooth colour fields plus per-pixel grain: the entropy of a photograph (as capture_format.ts).
-const PAGE = `<!doctype html><meta charset="utf-8"><title>Photo</title>
-<body style="margin:0"><canvas id="c" width="1920" height="${HEIGHT}"></canvas><script>
-const c = document.getElementById("c"), g = c.getContext("2d");
-const img = g.createImageData(1920, ${HEIGHT}); const d = img.data; let s = 7;
-const rnd = () => (s = (s * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
-for (let y = 0; y < ${HEIGHT}; y++) for (let x = 0; x < 1920; x++) {
-  const i = (y * 1920 + x) * 4, n = rnd() * 40 - 20;
-  d[i] = 128 + 90 * Math.sin(x / 97 + y / 211) + n;
-  d[i + 1] = 128 + 90 * Math.sin(x / 143 - y / 67) + n;
-  d[i + 2] = 128 + 90 * Math.cos((x + y) / 181) + n;
-  d[i + 3] = 255;
-}
-g.putImageData(img, 0, 0);
-</script>`;
-
 const server = Deno.serve(
   { hostname: "127.0.0.1", port: 0, onListen() {} },
-  () => new Response(PAGE, { headers: { "content-type": "text/html" } }),
+  () => new Response(photoPage(HEIGHT), { headers: { "content-type": "text/html" } }),
 );
 const log = createLogger("warn");
 const loaded = await loadSharp();

@@ -16,10 +16,9 @@ import {
   schemePage,
   servePages,
 } from "../helpers/capture_fixtures.ts";
-import { solidPng } from "../helpers/icons.ts";
+import { iconRoutes } from "../helpers/icons.ts";
 
 const PUBLIC_IP = "93.184.215.14";
-const PNG = { "content-type": "image/png" };
 
 function boundaryFixture() {
   const secret = servePages({ "/": () => new Response(schemePage()) });
@@ -30,9 +29,7 @@ function boundaryFixture() {
     "/redirect": () => redirect(`http://127.0.0.1:${secret.port}/from-redirect`),
     "/redirect-name": () => redirect(`https://evil.test:${secret.port}/from-redirect`),
     // A page that declares the icon named in its query, and icons on the public site.
-    "/icon-page": (request) =>
-      html(schemePage(`<link rel="icon" href="${new URL(request.url).searchParams.get("href")}">`)),
-    "/icon.png": () => new Response(solidPng(16, [255, 0, 0]), { headers: PNG }),
+    ...iconRoutes(),
     "/icon-hop": () => redirect(`http://127.0.0.1:${secret.port}/icon.png`),
     "/rebind": () =>
       // Same-origin fetch means a second lookup of rebind.test; the report goes elsewhere.

@@ -1,6 +1,7 @@
 /** Icon files for the favicon tests, built byte by byte: solid PNGs, noise, and .ico containers. */
 import { concatBytes } from "../../lib/bytes.ts";
 import { encodePng } from "../../lib/codecs/png_encoder.ts";
+import { type Route, schemePage } from "./capture_fixtures.ts";
 
 /** A `side`x`side` PNG of one colour. */
 export function solidPng(
@@ -51,4 +52,20 @@ export function icoImages(ico: Uint8Array): { side: number; bytes: Uint8Array }[
     const offset = view.getUint32(entry + 12, true);
     return { side: ico[entry] || 256, bytes: ico.subarray(offset, offset + size) };
   });
+}
+
+/**
+ * Routes of a site for the favicon's boundary tests: `/icon-page?href=<url>` declares that icon,
+ * `/icon.png` is a red 16 px icon of the site itself.
+ */
+export function iconRoutes(): Record<string, Route> {
+  return {
+    "/icon-page": (request) =>
+      new Response(
+        schemePage(`<link rel="icon" href="${new URL(request.url).searchParams.get("href")}">`),
+        { headers: { "content-type": "text/html" } },
+      ),
+    "/icon.png": () =>
+      new Response(solidPng(16, [255, 0, 0]), { headers: { "content-type": "image/png" } }),
+  };
 }

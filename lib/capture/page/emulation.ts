@@ -32,27 +32,21 @@ export async function applyEmulation(
   // request's own wins there too, see viewport.ts).
   if (options.userAgent) steps.push(page.setUserAgent({ userAgent: options.userAgent }));
   // navigator.language(s), the Accept-Language header and Intl's default locale.
+  // The request checked both against the service's own ICU data; a browser (a remote fleet's,
+  // an older build) may know fewer.
   if (options.locale) {
-    steps.push(
-      page.emulateLocale(options.locale).catch(() => {
-        throw invalidField(
-          `locale "${options.locale}" is not one the capture's browser knows.`,
-          'Send a common language tag such as "de-DE", "fr" or "pt-BR".',
-        );
-      }),
-    );
+    steps.push(refusedAsBadField(
+      page.emulateLocale(options.locale),
+      `locale "${options.locale}"`,
+      'Send a common language tag such as "de-DE", "fr" or "pt-BR".',
+    ));
   }
-  // The request checked the zone against the service's own time zone data; a browser (a remote
-  // fleet's, an older build) may know fewer.
   if (options.timezone) {
-    steps.push(
-      page.emulateTimezone(options.timezone).catch(() => {
-        throw invalidField(
-          `timezone "${options.timezone}" is not one the capture's browser knows.`,
-          'Send a long-standing IANA name such as "Europe/Berlin", "America/New_York" or "UTC".',
-        );
-      }),
-    );
+    steps.push(refusedAsBadField(
+      page.emulateTimezone(options.timezone),
+      `timezone "${options.timezone}"`,
+      'Send a long-standing IANA name such as "Europe/Berlin", "America/New_York" or "UTC".',
+    ));
   }
   if (options.javaScript === false) steps.push(page.setJavaScriptEnabled(false));
   await Promise.all(steps);
@@ -69,4 +63,11 @@ export async function applyEmulation(
       ],
     });
   }
+}
+
+/** `step`, whose refusal by the browser is the request's fault: a 400 naming `what`. */
+function refusedAsBadField(step: Promise<void>, what: string, hint: string): Promise<void> {
+  return step.catch(() => {
+    throw invalidField(`${what} is not one the capture's browser knows.`, hint);
+  });
 }

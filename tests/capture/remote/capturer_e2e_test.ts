@@ -19,7 +19,7 @@ import {
 import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
 import { eventually } from "../../helpers/wait.ts";
 import { PUBLIC_IP, publicOnLoopback } from "../../helpers/fleet_proxy.ts";
-import { solidPng } from "../../helpers/icons.ts";
+import { iconRoutes } from "../../helpers/icons.ts";
 
 const job = (url: string, overrides: Partial<CaptureJob> = {}): CaptureJob => ({
   url,
@@ -159,13 +159,7 @@ Deno.test("on a remote browser no request reaches a private address: checks and 
         headers: { location: `http://evil.test:${secret.port}/from-redirect` },
       }),
     // A page that declares the icon named in its query, and an icon on the public site.
-    "/icon-page": (request) =>
-      new Response(
-        `<link rel="icon" href="${new URL(request.url).searchParams.get("href")}">`,
-        { headers: { "content-type": "text/html" } },
-      ),
-    "/icon.png": () =>
-      new Response(solidPng(16, [255, 0, 0]), { headers: { "content-type": "image/png" } }),
+    ...iconRoutes(),
   });
   const dialed: string[] = [];
   const answers: Record<string, string[]> = {

@@ -11,7 +11,7 @@ import { createMemoryLogger } from "../../../lib/log.ts";
 import { decodePng, schemePage, servePages } from "../../helpers/capture_fixtures.ts";
 import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
 import { loopbackFleetProxy, PUBLIC_IP } from "../../helpers/fleet_proxy.ts";
-import { solidPng } from "../../helpers/icons.ts";
+import { iconRoutes } from "../../helpers/icons.ts";
 
 /** Every way out a page has, aimed at the private server; the page loads fully either way. */
 function escapes(secret: number): string {
@@ -57,13 +57,7 @@ Deno.test("remote captures behind the egress proxy: pages get out only through i
       ),
     "/from-worker": () => (workerArrived.resolve(), new Response("ok")),
     // A page that declares the icon named in its query, and an icon on the public site.
-    "/icon-page": (request) =>
-      new Response(
-        `<link rel="icon" href="${new URL(request.url).searchParams.get("href")}">`,
-        { headers: { "content-type": "text/html" } },
-      ),
-    "/icon.png": () =>
-      new Response(solidPng(16, [255, 0, 0]), { headers: { "content-type": "image/png" } }),
+    ...iconRoutes(),
     "/gate": async () => {
       await Promise.race([workerArrived.promise, new Promise((r) => setTimeout(r, 5_000))]);
       return new Response(null, { status: 204 });
