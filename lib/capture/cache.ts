@@ -157,18 +157,13 @@ function storedPage(value: unknown): PageMetadata | null {
   if (typeof value !== "object" || value === null) return null;
   const record = value as Record<string, unknown>;
   if (!PAGE_FIELDS.every((f) => record[f] === null || typeof record[f] === "string")) return null;
-  const text = (field: string) => record[field] as string | null;
   const { faviconData } = record;
+  const texts = Object.fromEntries(PAGE_FIELDS.map((f) => [f, record[f]]));
   return {
-    title: text("title"),
-    description: text("description"),
-    lang: text("lang"),
-    themeColor: text("themeColor"),
-    favicon: text("favicon"),
+    ...texts as Omit<PageMetadata, "faviconData">,
     faviconData: typeof faviconData === "string" && faviconData.startsWith("data:image/")
       ? faviconData
       : null,
-    ogImage: text("ogImage"),
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import type { Page } from "puppeteer-core";
 import { HAS_CONTENT_SCRIPT } from "./settle_scripts.ts";
-import { idatParts, pngHeader, unfilterRow } from "../../codecs/png_rows.ts";
+import { pngHeader, pngRows, unfilterRow } from "../../codecs/png_rows.ts";
 
 // Bytes per row above which a PNG cannot be flat: Chromium's fast PNG of a flat frame takes
 // about 4 bytes plus 0.005 per byte of the row (32 a row at 1920 px RGB, 10 at 375, 59 at
@@ -31,43 +31,23 @@ export async function isFlatPng(png: Uint8Array): Promise<boolean> {
   if (png.length > height * (FLAT_ROW_BYTES + width * channels * FLAT_BYTES_PER_ROW_BYTE)) {
     return false;
   }
-  const reader = new Blob(idatParts(png) as Uint8Array<ArrayBuffer>[]).stream()
-    .pipeThrough(new DecompressionStream("deflate")).getReader();
-  const stride = width * channels;
-  const line = new Uint8Array(stride + 1);
-  let filled = 0;
-  let previous = new Uint8Array(stride);
-  let row = new Uint8Array(stride);
+  // "Up" by nothing (Chromium's usual row of a flat frame) is the row above, as it is.
+  const unfilter: typeof unfilterRow = (line, rows) => {
+    if (line[0] === 2 && line.every((byte, i) => i === 0 || byte === 0)) {
+      rows.row.set(rows.previous);
+    } else unfilterRow(line, rows);
+  };
   let first: Uint8Array | null = null;
-  let rows = 0;
   try {
-    while (rows < height) {
-      const { value, done } = await reader.read();
-      if (done) return false;
-      for (let at = 0; at < value.length;) {
-        const take = Math.min(value.length - at, line.length - filled);
-        line.set(value.subarray(at, at + take), filled);
-        filled += take;
-        at += take;
-        if (filled < line.length) continue;
-        filled = 0;
-        // "Up" by nothing (Chromium's usual row of a flat frame) is the row above, as it is.
-        if (line[0] === 2 && line.every((byte, i) => i === 0 || byte === 0)) row.set(previous);
-        else unfilterRow(line, { row, previous, channels });
-        // A row like the one above is flat too (the usual case: one comparison per 4 bytes).
-        if (rows === 0 || !sameBytes(row, previous)) {
-          first ??= row.slice(0, channels);
-          for (let i = 0; i < stride; i++) if (row[i] !== first[i % channels]) return false;
-        }
-        [previous, row] = [row, previous];
-        rows++;
-      }
+    for await (const { y, row, previous } of pngRows(png, unfilter)) {
+      // A row like the one above is flat too (the usual case: one comparison per 4 bytes).
+      if (y > 0 && sameBytes(row, previous)) continue;
+      first ??= row.slice(0, channels);
+      for (let i = 0; i < row.length; i++) if (row[i] !== first[i % channels]) return false;
     }
     return true;
   } catch {
     return false;
-  } finally {
-    await reader.cancel().catch(() => {});
   }
 }
 
