@@ -150,11 +150,13 @@ function webpInfo(bytes: Uint8Array): ImageInfo | undefined {
   return info;
 }
 
-function viewOf(bytes: Uint8Array): DataView {
+/** A DataView over exactly `bytes`. */
+export function viewOf(bytes: Uint8Array): DataView {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-function ascii(bytes: Uint8Array, offset: number, length: number): string {
+/** `length` bytes from `offset` as Latin-1 text (a magic number, a chunk type). */
+export function ascii(bytes: Uint8Array, offset: number, length: number): string {
   return String.fromCharCode(...bytes.subarray(offset, offset + length));
 }
 

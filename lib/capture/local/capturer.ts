@@ -156,7 +156,7 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
           const rendered = await render(page, {
             session,
             // The favicon goes through this capture's own proxy session, like its page.
-            egress: () => ({ proxyUrl: session.url }),
+            egress: { proxyUrl: session.url },
             url: job.url,
             html: job.html,
             timeoutMs,

@@ -4,7 +4,7 @@
  * one image a browser bar needs, so the answer and the cache entry stay small.
  */
 import { Buffer } from "node:buffer";
-import { sniffKind } from "../../codecs/image_info.ts";
+import { ascii, sniffKind, viewOf } from "../../codecs/image_info.ts";
 
 /** The largest icon carried (after an .ico is cut to one image): a title bar needs 16 to 64 px. */
 export const MAX_ICON_BYTES = 32 * 1024;
@@ -88,12 +88,4 @@ function closer(side: number, than: number): boolean {
   const thanAbove = than >= WANTED_SIDE;
   if (above !== thanAbove) return above;
   return above ? side < than : side > than;
-}
-
-function ascii(bytes: Uint8Array, start: number, length: number): string {
-  return String.fromCharCode(...bytes.subarray(start, start + length));
-}
-
-function viewOf(bytes: Uint8Array): DataView {
-  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -96,9 +96,9 @@ export interface RenderRequest {
   log?: Logger;
   /**
    * The egress proxy session through which the service loads what the page declares (its
-   * favicon), opened on first use; without it the icon's bytes are left out.
+   * favicon); without it the icon's bytes are left out.
    */
-  egress?: () => EgressRoute;
+  egress?: EgressRoute;
 }
 
 /** What the shooting steps share: the page, its plan, the settle's context and outcome. */
@@ -148,7 +148,7 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     const favicons = request.egress
       ? faviconLoads(
         page,
-        { options, route: request.egress(), timeoutMs: FAVICON_BUDGET_MS },
+        { options, route: request.egress, timeoutMs: FAVICON_BUDGET_MS },
         request.log,
       )
       : null;

@@ -233,10 +233,9 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           credentials: job.credentials,
           annoyances,
           log,
-          egress: () =>
-            session && fleetProxy
-              ? { proxyUrl: fleetProxy.localUrl, credentials: session.credentials }
-              : { proxyUrl: (iconSession ??= iconEgress.openSession()).url },
+          egress: session && fleetProxy
+            ? { proxyUrl: fleetProxy.localUrl, credentials: session.credentials }
+            : { proxyUrl: (iconSession = iconEgress.openSession()).url },
         });
         return { ...rendered, strategy: CHROMIUM_REMOTE };
       } catch (error) {
