@@ -7,7 +7,7 @@
 import { createChromiumCapturer } from "../lib/capture/local/capturer.ts";
 import { runBoundarySelfTest } from "../lib/capture/local/boundary_probe.ts";
 import { createLogger } from "../lib/log.ts";
-import { launchChromium } from "../tests/fixtures/editor_browser.ts";
+import { launchChromium } from "../testing/editor_browser.ts";
 import { median } from "./support/measure.ts";
 
 const RUNS = 10;

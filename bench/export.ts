@@ -26,9 +26,9 @@ import {
   WEBP_METHOD,
 } from "../lib/codecs/presets.ts";
 import { loadSharp, type Sharp } from "../lib/codecs/sharp.ts";
-import { encodeFixture, screenshotPixels } from "../tests/codecs/fixtures.ts";
+import { encodeFixture, screenshotPixels } from "../testing/codecs.ts";
 import { timeInterleaved } from "./peers/export.ts";
-import { createTestApp } from "../tests/helpers/app.ts";
+import { createTestApp } from "../testing/app.ts";
 import { median } from "./support/measure.ts";
 import process from "node:process";
 
@@ -74,7 +74,7 @@ async function codecTable() {
   const paths = { sharp: created.exporter, wasm: createWasmExporter() };
   await Promise.all(Object.values(paths).map((e) => e.warm()));
   const screenshot = await Deno.readFile(
-    new URL("../tests/codecs/screenshot_1080p.png", import.meta.url),
+    new URL("../testing/screenshot_1080p.png", import.meta.url),
   );
   const rows = [
     "| size | format | preset | sharp path ms | wasm path ms | plain sharp ms | time sharp path / plain | time wasm / plain | sharp path KB | wasm KB | plain KB | size sharp path / plain | size wasm / plain | CPU/wall sharp path, wasm, plain |",

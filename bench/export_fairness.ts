@@ -9,7 +9,7 @@ import { createSharpExporter, createWasmExporter } from "../lib/codecs/exporter.
 import { loadSharp } from "../lib/codecs/sharp.ts";
 import { loadAverage, median } from "./support/measure.ts";
 import { timeInterleaved } from "./peers/export.ts";
-import { encodeFixture, photoPixels } from "../tests/codecs/fixtures.ts";
+import { encodeFixture, photoPixels } from "../testing/codecs.ts";
 
 const ms = (v: number) => v.toFixed(0);
 
@@ -25,7 +25,7 @@ async function fairnessTable() {
   const loaded = await loadSharp();
   if (!("sharp" in loaded)) throw new Error(loaded.reason);
   const screenshot = await Deno.readFile(
-    new URL("../tests/codecs/screenshot_1080p.png", import.meta.url),
+    new URL("../testing/screenshot_1080p.png", import.meta.url),
   );
   const big = new Uint8Array(await loaded.sharp(screenshot).resize(3840).png().toBuffer());
   const photo = await encodeFixture(photoPixels(3840, 2160), "png");

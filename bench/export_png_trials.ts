@@ -1,6 +1,6 @@
 /**
  * What each way of writing PNG `high` costs and gives, side by side in one run, on the real
- * 1080p screenshot (tests/codecs/screenshot_1080p.png) and the photo-like fixture: sharp's own
+ * 1080p screenshot (testing/screenshot_1080p.png) and the photo-like fixture: sharp's own
  * best (zlib 9, adaptive filtering), oxipng as `high` used it before, and the band encoder's
  * strategies (one thread with zlib 9 alone, then as the preset, photo-like bands on libdeflate;
  * then both exporters with their Worker pools). Encoder rows start from
@@ -17,7 +17,7 @@ import { encodePng } from "../lib/codecs/png_encoder.ts";
 import { PRESETS } from "../lib/codecs/presets.ts";
 import { rgbOf } from "../lib/codecs/pixels.ts";
 import { decodeWasm, initWasmCodecs } from "../lib/codecs/wasm.ts";
-import { encodeFixture, photoPixels } from "../tests/codecs/fixtures.ts";
+import { encodeFixture, photoPixels } from "../testing/codecs.ts";
 import { loadAverage } from "./support/measure.ts";
 import { timeInterleaved } from "./peers/export.ts";
 
@@ -38,7 +38,7 @@ await Promise.all(Object.values(exporters).map((e) => e.warm()));
 const inputs = [
   {
     label: "screenshot 1920x1080",
-    png: await Deno.readFile(new URL("../tests/codecs/screenshot_1080p.png", import.meta.url)),
+    png: await Deno.readFile(new URL("../testing/screenshot_1080p.png", import.meta.url)),
   },
   { label: "photo-like 1920x1080", png: await encodeFixture(photoPixels(1920, 1080), "png") },
 ];

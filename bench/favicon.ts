@@ -15,7 +15,7 @@
  */
 import { createChromiumCapturer } from "../lib/capture/local/capturer.ts";
 import { createMemoryLogger } from "../lib/log.ts";
-import { icoOf, solidPng } from "../tests/helpers/icons.ts";
+import { icoOf, solidPng } from "../testing/icons.ts";
 import { loadAverage, median } from "./support/measure.ts";
 
 const option = (name: string) =>

@@ -12,7 +12,7 @@ import { createSharpExporter, createWasmExporter } from "../lib/codecs/exporter.
 import type { ImageExporter } from "../lib/codecs/exporter.ts";
 import { fitImage } from "../lib/codecs/fit.ts";
 import { CLIENT_IMAGE_LIMITS } from "../lib/mcp/call.ts";
-import { encodeFixture, screenshotPixels } from "../tests/codecs/fixtures.ts";
+import { encodeFixture, screenshotPixels } from "../testing/codecs.ts";
 import { median } from "./support/measure.ts";
 
 const RUNS = 5;

@@ -15,8 +15,8 @@ import { createFleetProxy } from "../lib/egress/fleet_proxy.ts";
 import { createRemoteCapturer } from "../lib/capture/remote/capturer.ts";
 import type { Capturer } from "../lib/capture/types.ts";
 import { createLogger } from "../lib/log.ts";
-import { schemePage, servePages, svg } from "../tests/helpers/capture_fixtures.ts";
-import { startRemoteChromium } from "../tests/fixtures/remote_chromium.ts";
+import { schemePage, servePages, svg } from "../testing/capture_fixtures.ts";
+import { startRemoteChromium } from "../testing/remote_chromium.ts";
 
 const ROUNDS = Number(
   Deno.args.find((a) => a.startsWith("--rounds="))?.slice("--rounds=".length) ?? 25,

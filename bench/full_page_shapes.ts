@@ -1,5 +1,5 @@
 /**
- * Full pages of the test page shapes (tests/fixtures/page_shapes.ts) through the real main.ts:
+ * Full pages of the test page shapes (testing/page_shapes.ts) through the real main.ts:
  * per shape the capture's time, image size, the service's peak RSS (VmHWM, reset before each
  * capture) and its Chromium's (RSS summed over its processes, sampled), beside capture-website
  * on the same pages (each call in a process of its own, measured the same way); then one
@@ -9,9 +9,9 @@
  *     [--shapes=app-shell,long-30000] [--service-root=/path/to/another/checkout]
  */
 import { Buffer } from "node:buffer";
-import { servePages } from "../tests/helpers/capture_fixtures.ts";
-import { pngSize } from "../tests/helpers/png.ts";
-import { shapeRoutes } from "../tests/fixtures/page_shapes.ts";
+import { servePages } from "../testing/capture_fixtures.ts";
+import { pngSize } from "../testing/png.ts";
+import { shapeRoutes } from "../testing/page_shapes.ts";
 import { type Service, startService } from "./load/service.ts";
 import { descendantsOf, loadAverage, median, procBytes, rssOf } from "./support/measure.ts";
 

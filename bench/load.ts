@@ -3,7 +3,7 @@
  *
  * main.ts runs unchanged as a child process (KV_PATH=:memory:, TRUST_PROXY_HOPS=1,
  * ALLOW_PRIVATE_NETWORK=true so Chromium may open the loopback pages). Its upstreams are played
- * by bench/load/upstream.ts: real TLS servers for the real host names, reached through the
+ * by testing/tls_media_hosts.ts: real TLS servers for the real host names, reached through the
  * HTTPS_PROXY / DENO_CERT that main.ts's fetch honours (docs/configuration.md). autocannon (npm, used as a
  * library) drives it; each request carries its own client IP in X-Forwarded-For.
  *
@@ -13,13 +13,14 @@
  * failed other than by design, and the peak RSS of Deno and of Chromium during each run; then
  * the graceful-load figures of bench/load/graceful.ts (about 2 min more).
  */
-import { encodeFixture, screenshotPixels } from "../tests/codecs/fixtures.ts";
+import { encodeFixture, screenshotPixels } from "../testing/codecs.ts";
 import { logSummary, readLogWindow } from "./load/log.ts";
 import { type LoadOutcome, type Measured, printReport } from "./load/report.ts";
 import { Buffer, runLoad, type Scenario } from "./load/runner.ts";
 import { loadAverage } from "./support/measure.ts";
-import { sampleMemory, type Service, spawnJsonChild, startService } from "./load/service.ts";
-import type { UpstreamInfo } from "./load/upstream.ts";
+import { sampleMemory, type Service, startService } from "./load/service.ts";
+import { spawnJsonChild } from "../testing/json_child.ts";
+import type { UpstreamInfo } from "../testing/tls_media_hosts.ts";
 import { gracefulLoad } from "./load/graceful.ts";
 
 const option = (name: string) =>
@@ -259,7 +260,7 @@ async function main() {
   const startedAt = performance.now();
   const loadBefore = loadAverage();
   const logDir = await Deno.makeTempDir({ prefix: "shotline-load-" });
-  const upstream = await spawnJsonChild<UpstreamInfo>("bench/load/upstream.ts");
+  const upstream = await spawnJsonChild<UpstreamInfo>("testing/tls_media_hosts.ts");
   let service: Service | undefined;
   try {
     service = await startService({

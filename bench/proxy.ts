@@ -11,7 +11,7 @@
  * The service runs with the V8 flags of `deno task start` unless others are given. `download`
  * and `interleavedRounds` are the one throughput measurement; bench/peers/proxy.ts reuses them.
  */
-import { spawnJsonChild } from "./load/service.ts";
+import { spawnJsonChild } from "../testing/json_child.ts";
 import { cpuSecondsOf, median, quantile, rssOf } from "./support/measure.ts";
 import { START_V8_FLAGS } from "./start_flags.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Settled captures, side by side: every page of the settle corpus (tests/fixtures/settle/)
+ * Settled captures, side by side: every page of the settle corpus (testing/settle/)
  * captured by the service's local capturer (viewport and fullPage, settled by default; and
  * fullPage with `settle: false`, the first frame) and by `capture-website` from npm with its
  * defaults at scale 1, fullPage, a browser launch per call as documented. Prints per page the
@@ -11,10 +11,10 @@ import captureWebsite from "capture-website";
 import { createChromiumCapturer } from "../lib/capture/local/capturer.ts";
 import type { CaptureOptions } from "../lib/capture/request/options.ts";
 import { createLogger } from "../lib/log.ts";
-import { CORPUS, type CorpusPage, regionsFor, VIEWPORT } from "../tests/fixtures/settle/corpus.ts";
-import { serveCorpus } from "../tests/fixtures/settle/server.ts";
-import { judgeRegions } from "../tests/fixtures/settle/regions.ts";
-import { decodePng } from "../tests/helpers/capture_fixtures.ts";
+import { CORPUS, type CorpusPage, regionsFor, VIEWPORT } from "../testing/settle/corpus.ts";
+import { serveCorpus } from "../testing/settle/server.ts";
+import { judgeRegions } from "../testing/settle/regions.ts";
+import { decodePng } from "../testing/capture_fixtures.ts";
 import { CHROMIUM, FLAGS } from "./peers/capture.ts";
 import { loadAverage, median } from "./support/measure.ts";
 

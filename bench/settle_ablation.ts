@@ -15,10 +15,10 @@ import {
   STOP_PUMP_SCRIPT,
   TWO_FRAMES_SCRIPT,
 } from "../lib/capture/page/settle_scripts.ts";
-import { CORPUS, regionsFor, VIEWPORT } from "../tests/fixtures/settle/corpus.ts";
-import { judgeRegions } from "../tests/fixtures/settle/regions.ts";
-import { serveCorpus } from "../tests/fixtures/settle/server.ts";
-import { decodePng } from "../tests/helpers/capture_fixtures.ts";
+import { CORPUS, regionsFor, VIEWPORT } from "../testing/settle/corpus.ts";
+import { judgeRegions } from "../testing/settle/regions.ts";
+import { serveCorpus } from "../testing/settle/server.ts";
+import { decodePng } from "../testing/capture_fixtures.ts";
 import { CHROMIUM, FLAGS } from "./peers/capture.ts";
 import { loadAverage, median } from "./support/measure.ts";
 

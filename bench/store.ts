@@ -13,8 +13,8 @@ import { createKvStore } from "../lib/store/deno_kv.ts";
 import type { Store } from "../lib/store/store.ts";
 import { SYSTEM_CLOCK } from "../lib/clock.ts";
 import { createUpstashStore } from "../lib/store/upstash_redis.ts";
-import { startRedisServer } from "../tests/fixtures/redis_server.ts";
-import { startUpstashGateway } from "../tests/fixtures/upstash_gateway.ts";
+import { startRedisServer } from "../testing/redis_server.ts";
+import { startUpstashGateway } from "../testing/upstash_gateway.ts";
 import { median, quantile } from "./support/measure.ts";
 
 // A full-page PNG capture is typically 0.5-2 MB (bench/README.md); random bytes do not compress.

@@ -3,8 +3,8 @@
  * opens, and handed to every router through the app's context (app.ts). Nothing in lib/ imports
  * it; what a handler may use is declared by the HTTP layer (lib/http/app_env.ts).
  */
-import { captureCacheOf } from "./capture/cache.ts";
-import { createScreenshotService } from "./capture/service.ts";
+import { captureCacheOf } from "./capture/service/cache.ts";
+import { createScreenshotService } from "./capture/service/screenshots.ts";
 import { createPostCache } from "./posts/cache.ts";
 import { instrumentStore } from "./store/instrument.ts";
 import { exporterTranscoder, inJobFormat } from "./capture/transcode.ts";

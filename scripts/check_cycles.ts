@@ -11,7 +11,10 @@
  * capabilities, so a capability that imported it would import every other one; nor `routes/`.
  * Reads the module graph that `deno info --json` prints for the entry points given.
  *
- *   deno run --allow-run --allow-read scripts/check_cycles.ts main.ts routes lib
+ * And nothing outside `tests/` imports a module of `tests/`: fixtures and helpers that tests,
+ * benches and scripts share live in `testing/`.
+ *
+ *   deno run --allow-run --allow-read --allow-write scripts/check_cycles.ts .
  */
 
 /** Project files (paths relative to the repository root) and the project files each imports. */
@@ -30,30 +33,37 @@ interface InfoModule {
   dependencies?: InfoDependency[];
 }
 
-/** The project's file modules and the project files each imports (code or type). */
+/**
+ * The project's file modules and the project files each imports (code or type), read in one
+ * `deno info` run over a module that imports every entry (one run per entry took minutes).
+ */
 async function moduleGraph(entries: string[]): Promise<ModuleGraph> {
   const root = new URL("../", import.meta.url).href;
-  const graph: ModuleGraph = new Map();
-  for (const entry of await expandEntries(entries)) {
+  const files = await expandEntries(entries);
+  const hub = await Deno.makeTempFile({ suffix: ".ts" });
+  try {
+    const lines = files.map((file) => `import "${new URL(file, root).href}";`);
+    await Deno.writeTextFile(hub, lines.join("\n") + "\n");
     const output = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", entry],
+      args: ["info", "--json", "--config", new URL("deno.json", root).pathname, hub],
       stdout: "piped",
       stderr: "inherit",
     }).output();
-    if (!output.success) throw new Error(`deno info failed for ${entry}`);
+    if (!output.success) throw new Error(`deno info failed for ${entries.join(" ")}`);
     const info = JSON.parse(new TextDecoder().decode(output.stdout)) as { modules: InfoModule[] };
+    const graph: ModuleGraph = new Map();
     for (const module of info.modules) {
       if (!module.specifier.startsWith(root)) continue;
-      const path = module.specifier.slice(root.length);
-      if (graph.has(path)) continue;
       const targets = (module.dependencies ?? [])
         .flatMap((d) => [d.code?.specifier, d.type?.specifier])
         .filter((s): s is string => s !== undefined && s.startsWith(root))
         .map((s) => s.slice(root.length));
-      graph.set(path, [...new Set(targets)]);
+      graph.set(module.specifier.slice(root.length), [...new Set(targets)]);
     }
+    return graph;
+  } finally {
+    await Deno.remove(hub);
   }
-  return graph;
 }
 
 /** Files given directly, and the .ts files under each directory given. */
@@ -64,6 +74,8 @@ async function expandEntries(entries: string[]): Promise<string[]> {
     if (stat.isFile) files.push(entry);
     else {
       for await (const item of Deno.readDir(entry)) {
+        // Git's own files, npm's and the benches' downloaded corpus are not the project's code.
+        if (item.name.startsWith(".") || item.name === "node_modules") continue;
         const path = `${entry}/${item.name}`;
         if (item.isDirectory) files.push(...await expandEntries([path]));
         else if (item.name.endsWith(".ts") && !item.name.endsWith(".d.ts")) files.push(path);
@@ -154,6 +166,12 @@ export function violations(graph: ModuleGraph): string[] {
     found.push(`folder cycle: ${edges.join("; ")}`);
   }
   for (const [from, targets] of graph) {
+    // Tests are leaves: what tests, benches and scripts share lives in testing/.
+    if (!from.startsWith("tests/")) {
+      for (const test of targets.filter((to) => to.startsWith("tests/"))) {
+        found.push(`${from} imports ${test} from tests/ (shared code belongs in testing/)`);
+      }
+    }
     if (!from.startsWith("lib/")) continue;
     if (targets.includes(COMPOSITION_ROOT)) {
       found.push(`${from} imports the composition root ${COMPOSITION_ROOT}`);

@@ -2,7 +2,7 @@
  * `deno task cluster [--keep]`: two real instances of the service (`deno run main.ts`) sharing
  * one Redis (redis-server behind the Upstash REST gateway test fixture) and one remote Chromium
  * (BROWSER_WS_ENDPOINT), all on 127.0.0.1. Prints what it started, runs the demonstration of
- * tests/fixtures/cluster.ts (shared cache, shared rate limit, shared forceRefresh), prints the
+ * testing/cluster.ts (shared cache, shared rate limit, shared forceRefresh), prints the
  * results and stops everything; with --keep it stays up until Ctrl-C.
  *
  * The instances run with --deny-read on the usual Chromium paths, so, as on Deno Deploy, they
@@ -15,7 +15,7 @@ import {
   type Demonstration,
   type Shot,
   startSharedServices,
-} from "../tests/fixtures/cluster.ts";
+} from "../testing/cluster.ts";
 
 // First start may compile and load npm packages; a healthy instance is ready well before this.
 const READY_TIMEOUT_MS = 60_000;

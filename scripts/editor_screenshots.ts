@@ -1,6 +1,6 @@
 /**
  * Takes the pictures of the editor (README, docs/editor.md) at 1280x800, from a real instance against loopback
- * fixtures (tests/fixtures/editor_instance.ts); no network needed:
+ * fixtures (testing/editor_instance.ts); no network needed:
  * - docs/editor-light.png and docs/editor-dark.png: a captured page framed on the canvas and a
  *   finished WebP export, in each colour scheme;
  * - docs/editor-own-image.png: the user's own image (a screenshot of the demo page in its dark
@@ -10,9 +10,9 @@
  */
 import type { Browser, Page } from "puppeteer-core";
 import { createImageExporter, type ImageExporter } from "../lib/codecs/exporter.ts";
-import { captureDownloads, launchChromium } from "../tests/fixtures/editor_browser.ts";
-import { startEditorInstance } from "../tests/fixtures/editor_instance.ts";
-import { pickFile, submit, waitForStatus } from "../tests/fixtures/editor_page.ts";
+import { captureDownloads, launchChromium } from "../testing/editor_browser.ts";
+import { startEditorInstance } from "../testing/editor_instance.ts";
+import { pickFile, submit, waitForStatus } from "../testing/editor_page.ts";
 
 const DOCS = new URL("../docs/", import.meta.url);
 // Kept small enough for a README: re-encoded losslessly with the service's own PNG encoder.

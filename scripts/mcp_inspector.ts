@@ -12,7 +12,7 @@
  */
 import { Buffer } from "node:buffer";
 import { encodePng } from "../lib/codecs/png_encoder.ts";
-import { startService } from "../tests/helpers/service_process.ts";
+import { startService } from "../testing/service_process.ts";
 
 const INSPECTOR = "@modelcontextprotocol/inspector-cli@1.0.3";
 // A 32x32 gradient PNG: small enough to pass on a command line as base64.

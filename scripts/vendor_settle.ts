@@ -1,11 +1,11 @@
 /**
- * Re-vendors the front-end libraries of the settle corpus (tests/fixtures/settle/vendor/) from
+ * Re-vendors the front-end libraries of the settle corpus (testing/settle/vendor/) from
  * npm, unmodified, at the versions pinned in its manifest.json: `deno run -A
  * scripts/vendor_settle.ts`. Needs `npm` and `tar` on the PATH and the npm registry.
  */
 import { withNpmPackage } from "./npm_package.ts";
 
-const VENDOR = new URL("../tests/fixtures/settle/vendor/", import.meta.url);
+const VENDOR = new URL("../testing/settle/vendor/", import.meta.url);
 
 interface Entry {
   version: string;

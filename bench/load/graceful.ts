@@ -8,12 +8,13 @@
  *
  *   deno run -A bench/load/graceful.ts [--seconds=10]
  */
-import { startRedisServer } from "../../tests/fixtures/redis_server.ts";
-import { startUpstashGateway } from "../../tests/fixtures/upstash_gateway.ts";
+import { startRedisServer } from "../../testing/redis_server.ts";
+import { startUpstashGateway } from "../../testing/upstash_gateway.ts";
 import { runLoad, type Scenario } from "./runner.ts";
 import { loadAverage, median } from "../support/measure.ts";
-import { spawnJsonChild, startService } from "./service.ts";
-import type { UpstreamInfo } from "./upstream.ts";
+import { startService } from "./service.ts";
+import { spawnJsonChild } from "../../testing/json_child.ts";
+import type { UpstreamInfo } from "../../testing/tls_media_hosts.ts";
 import { uploadFlood } from "./uploads.ts";
 
 const option = (name: string) =>
@@ -104,7 +105,7 @@ async function hotKey(
 /** Runs every section, each on its own fresh service; returns the Markdown lines. */
 export async function gracefulLoad(seconds = SECONDS): Promise<string[]> {
   const logDir = await Deno.makeTempDir({ prefix: "shotline-graceful-" });
-  const upstream = await spawnJsonChild<UpstreamInfo>("bench/load/upstream.ts");
+  const upstream = await spawnJsonChild<UpstreamInfo>("testing/tls_media_hosts.ts");
   const pages = `http://127.0.0.1:${upstream.info.pagesPort}`;
   const base = { KV_PATH: ":memory:", TRUST_PROXY_HOPS: "1", ALLOW_PRIVATE_NETWORK: "true" };
   const lines = [

@@ -5,7 +5,7 @@
  *
  *   deno run -A bench/load/uploads.ts     (starts its own service)
  */
-import { encodeFixture } from "../../tests/codecs/fixtures.ts";
+import { encodeFixture } from "../../testing/codecs.ts";
 import { loadAverage } from "../support/measure.ts";
 import { startService, watchPeaks } from "./service.ts";
 

@@ -6,7 +6,7 @@
  *   deno run -A bench/peers/capture_website_full_page.ts <url> <scale>
  */
 import captureWebsite from "capture-website";
-import { pngSize } from "../../tests/helpers/png.ts";
+import { pngSize } from "../../testing/png.ts";
 import { procBytes } from "../support/measure.ts";
 import { CHROMIUM, FLAGS } from "./capture.ts";
 

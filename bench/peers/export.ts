@@ -21,7 +21,7 @@ import {
   QUALITY_PRESETS,
   type QualityPreset,
 } from "../../lib/codecs/presets.ts";
-import { encodeFixture, screenshotPixels } from "../../tests/codecs/fixtures.ts";
+import { encodeFixture, screenshotPixels } from "../../testing/codecs.ts";
 import { median } from "../support/measure.ts";
 
 export interface ExportInput {
@@ -72,7 +72,7 @@ export async function timeInterleaved(
   );
 }
 
-/** The synthetic 1920x1080 screenshot of tests/codecs/fixtures.ts, as the editor uploads it. */
+/** The synthetic 1920x1080 screenshot of testing/codecs.ts, as the editor uploads it. */
 export async function syntheticInput(): Promise<ExportInput> {
   return {
     label: "synthetic 1920x1080 screenshot",

@@ -1,12 +1,13 @@
 /**
  * Proxy, side by side (part of `deno task bench:peers`): a 200 MB video and a 1 MB image from
- * one local upstream (bench/load/upstream.ts), fetched directly, through this service's
+ * one local upstream (testing/tls_media_hosts.ts), fetched directly, through this service's
  * /api/image-proxy (bench/support/proxy_server.ts: the app with its media origin pointed at that
  * upstream) and through nginx (apt) as a plain reverse proxy to the same upstream. The
  * downloads and their rounds are bench/proxy.ts's, so both benches measure throughput one way.
  */
-import { freePort, spawnJsonChild } from "../load/service.ts";
-import { MEDIA_KB, type UpstreamInfo } from "../load/upstream.ts";
+import { freePort } from "../load/service.ts";
+import { spawnJsonChild } from "../../testing/json_child.ts";
+import { MEDIA_KB, type UpstreamInfo } from "../../testing/tls_media_hosts.ts";
 import { median } from "../support/measure.ts";
 import { download, interleavedRounds, mbps } from "../proxy.ts";
 
@@ -84,7 +85,7 @@ export async function proxySideBySide(rounds: number, smallRuns: number): Promis
     await Deno.makeTempDir({ prefix: "shotline-nginx-" }),
     await Deno.makeTempDir({ prefix: "shotline-nginx-" }),
   ];
-  const upstream = await spawnJsonChild<UpstreamInfo>("bench/load/upstream.ts");
+  const upstream = await spawnJsonChild<UpstreamInfo>("testing/tls_media_hosts.ts");
   const upstreamOrigin = `http://127.0.0.1:${upstream.info.pagesPort}`;
   const service = await spawnJsonChild<{ port: number }>("bench/support/proxy_server.ts", {
     args: ["service", upstreamOrigin],

@@ -11,7 +11,7 @@ import type { Logger } from "../../lib/log.ts";
 import type { Store } from "../../lib/store/store.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { openKvStore } from "../../lib/store/deno_kv.ts";
-import { createTestApp } from "../../tests/helpers/app.ts";
+import { createTestApp } from "../../testing/app.ts";
 
 /** Installs the launch spy, then builds the capturer and store (nothing is launched yet). */
 export async function benchCapturer() {

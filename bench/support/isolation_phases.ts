@@ -6,7 +6,7 @@
 import type { Browser, Page } from "puppeteer-core";
 import { emulateDevice, userAgentsOf } from "../../lib/capture/page/context.ts";
 import { lockDownPage } from "../../lib/capture/page/lockdown.ts";
-import { createCaptureCache, jobKey } from "../../lib/capture/cache.ts";
+import { createCaptureCache, jobKey } from "../../lib/capture/service/cache.ts";
 import type { Store } from "../../lib/store/store.ts";
 import type { Logger } from "../../lib/log.ts";
 import { descendantsOf, median } from "./measure.ts";

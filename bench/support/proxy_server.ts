@@ -5,9 +5,9 @@
  * Each prints one JSON line `{"port":N}` on stdout when it listens, and exits on SIGTERM.
  */
 import { createLogger } from "../../lib/log.ts";
-import { BENCH_POST, streamedResponse } from "./upstream_fixtures.ts";
+import { BENCH_POST, streamedResponse } from "../../testing/upstream_bodies.ts";
 import { DEFAULT_UPSTREAMS } from "../../lib/upstreams.ts";
-import { createTestApp } from "../../tests/helpers/app.ts";
+import { createTestApp } from "../../testing/app.ts";
 
 export const VIDEO_BYTES = 200 * 1024 * 1024;
 const CHUNK = new Uint8Array(1024 * 1024).fill(7);

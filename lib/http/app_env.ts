@@ -1,5 +1,5 @@
-import type { CaptureCache } from "../capture/cache.ts";
-import type { ScreenshotService } from "../capture/service.ts";
+import type { CaptureCache } from "../capture/service/cache.ts";
+import type { ScreenshotService } from "../capture/service/screenshots.ts";
 import type { AdFilters } from "../capture/filter_lists.ts";
 import type { Capturer } from "../capture/types.ts";
 import type { ImageExporter } from "../codecs/exporter.ts";

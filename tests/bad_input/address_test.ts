@@ -19,7 +19,7 @@ import {
   v4In,
   v6Groups,
   v6In,
-} from "../fixtures/ssrf_corpus.ts";
+} from "../../testing/ssrf_corpus.ts";
 
 const RUNS = { numRuns: 300 };
 

@@ -5,12 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { createSharpExporter, type ImageExporter } from "../../lib/codecs/exporter.ts";
-import { createTestApp } from "../helpers/app.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { encodeFixture, screenshotPixels } from "../codecs/fixtures.ts";
-import { type BadImage, badImages, validPng } from "../fixtures/bad_images.ts";
-import { within10s } from "../helpers/fault_checks.ts";
-import { pngSize } from "../helpers/png.ts";
+import { createTestApp } from "../../testing/app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { encodeFixture, screenshotPixels } from "../../testing/codecs.ts";
+import { type BadImage, badImages, validPng } from "../../testing/bad_images.ts";
+import { within10s } from "../../testing/fault_checks.ts";
+import { pngSize } from "../../testing/png.ts";
 
 // Generous: one 50 MP decode is 200 MB of RGBA; a leak over a batch of 28 files would show.
 const MAX_RSS_GROWTH = 300 * 1024 * 1024;

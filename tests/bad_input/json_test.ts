@@ -8,9 +8,9 @@ import fc from "fast-check";
 import { concatBytes } from "../../lib/bytes.ts";
 import { parseTargetUrl } from "../../lib/capture/mod.ts";
 import type { ErrorCode } from "../../lib/errors.ts";
-import { createCaptureApp } from "../helpers/capture_app.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { within10s } from "../helpers/fault_checks.ts";
+import { createCaptureApp } from "../../testing/capture_app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { within10s } from "../../testing/fault_checks.ts";
 
 type CaptureApp = Awaited<ReturnType<typeof createCaptureApp>>;
 

@@ -7,10 +7,10 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { concatBytes } from "../../lib/bytes.ts";
 import { sniffKind } from "../../lib/codecs/image_info.ts";
-import { createTestApp } from "../helpers/app.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { pngDeclaring, validPng } from "../fixtures/bad_images.ts";
-import { within10s } from "../helpers/fault_checks.ts";
+import { createTestApp } from "../../testing/app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { pngDeclaring, validPng } from "../../testing/bad_images.ts";
+import { within10s } from "../../testing/fault_checks.ts";
 
 const MAGIC = {
   png: Uint8Array.from([137, 80, 78, 71, 13, 10, 26, 10]),

@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { appWithUpstreams, startUpstream } from "../fixtures/loopback_upstream.ts";
-import { within10s } from "../helpers/fault_checks.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { appWithUpstreams, startUpstream } from "../../testing/loopback_upstream.ts";
+import { within10s } from "../../testing/fault_checks.ts";
 
 async function setup() {
   const upstream = startUpstream((_req, url) =>

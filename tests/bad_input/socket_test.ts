@@ -4,9 +4,9 @@
  * request lines and headers far too large. After each class the server still answers /healthz.
  */
 import assert from "node:assert/strict";
-import { createCaptureApp } from "../helpers/capture_app.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { within10s } from "../helpers/fault_checks.ts";
+import { createCaptureApp } from "../../testing/capture_app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { within10s } from "../../testing/fault_checks.ts";
 import { SCREENSHOT_BODY_LIMIT } from "../../lib/capture/mod.ts";
 
 async function serve() {

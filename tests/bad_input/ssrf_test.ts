@@ -7,16 +7,16 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { allowedMediaHost } from "../../lib/media/allowlist.ts";
 import { MEDIA_HOSTS } from "../../lib/upstreams.ts";
-import { createCaptureApp } from "../helpers/capture_app.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { appWithUpstreams, startUpstream, TINY_PNG } from "../fixtures/loopback_upstream.ts";
+import { createCaptureApp } from "../../testing/capture_app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { appWithUpstreams, startUpstream, TINY_PNG } from "../../testing/loopback_upstream.ts";
 import {
   CAPTURE_SSRF,
   MEDIA_EQUIVALENTS,
   MEDIA_TRICKS,
   MEDIA_UNPARSEABLE,
-} from "../fixtures/ssrf_corpus.ts";
-import { within10s } from "../helpers/fault_checks.ts";
+} from "../../testing/ssrf_corpus.ts";
+import { within10s } from "../../testing/fault_checks.ts";
 
 async function assertHealthy(app: { request(path: string): Response | Promise<Response> }) {
   const res = await app.request("/healthz");

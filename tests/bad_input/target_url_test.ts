@@ -16,7 +16,7 @@ import {
   v4In,
   v4ToNumber,
   v6In,
-} from "../fixtures/ssrf_corpus.ts";
+} from "../../testing/ssrf_corpus.ts";
 
 const PUBLIC = { allowPrivateNetwork: false };
 const PRIVATE_OK = { allowPrivateNetwork: true };

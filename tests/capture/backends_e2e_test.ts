@@ -11,11 +11,11 @@ import type { CaptureJob, Capturer } from "../../lib/capture/types.ts";
 import { parseConfig } from "../../lib/config.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
-import { createTestApp } from "../helpers/app.ts";
-import { servePages } from "../helpers/capture_fixtures.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { startRemoteChromium } from "../fixtures/remote_chromium.ts";
-import { BROWSER_WAIT_MS, eventually } from "../helpers/wait.ts";
+import { createTestApp } from "../../testing/app.ts";
+import { servePages } from "../../testing/capture_fixtures.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { startRemoteChromium } from "../../testing/remote_chromium.ts";
+import { BROWSER_WAIT_MS, eventually } from "../../testing/wait.ts";
 
 // Reconnection attempts every 0.1-0.4 s, so the tests see a restarted browser quickly.
 const BACKOFF = { minMs: 100, maxMs: 400 };

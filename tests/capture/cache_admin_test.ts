@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { createCaptureApp } from "../helpers/capture_app.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { eventually } from "../helpers/wait.ts";
+import { createCaptureApp } from "../../testing/capture_app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { eventually } from "../../testing/wait.ts";
 
 const TOKEN = "s3cret-admin-token-of-32-characters";
 const ADMIN = { env: { CACHE_ADMIN_TOKEN: TOKEN } };

@@ -4,14 +4,14 @@
  * target gets the same answer, its reason going to the log only.
  */
 import assert from "node:assert/strict";
-import type { CachedCapture, CaptureCache } from "../../lib/capture/cache.ts";
-import { DEFAULT_MAX_CACHED_PNG_BYTES } from "../../lib/capture/service.ts";
+import type { CachedCapture, CaptureCache } from "../../lib/capture/service/cache.ts";
+import { DEFAULT_MAX_CACHED_PNG_BYTES } from "../../lib/capture/service/screenshots.ts";
 import { urlHash } from "../../lib/hash.ts";
 import type { Capturer } from "../../lib/capture/types.ts";
-import { createCaptureApp } from "../helpers/capture_app.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { eventually } from "../helpers/wait.ts";
-import { serviceWith } from "../helpers/screenshot_service.ts";
+import { createCaptureApp } from "../../testing/capture_app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { eventually } from "../../testing/wait.ts";
+import { serviceWith } from "../../testing/screenshot_service.ts";
 
 const GENERIC = "The URL's host is not publicly reachable.";
 

@@ -3,9 +3,9 @@ import { createChromiumCapturer } from "../../lib/capture/local/capturer.ts";
 import type { CaptureJob } from "../../lib/capture/types.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
-import { createTestApp } from "../helpers/app.ts";
-import { servePages } from "../helpers/capture_fixtures.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
+import { createTestApp } from "../../testing/app.ts";
+import { servePages } from "../../testing/capture_fixtures.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
 
 const job = (url: string): CaptureJob => ({ url, deviceType: "desktop", colorScheme: "light" });
 

@@ -8,7 +8,7 @@ import { Request as FilterRequest } from "@ghostery/adblocker";
 import { createAdFilters, LIST_FRESH_MS } from "../../lib/capture/filter_lists.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { createKvStore } from "../../lib/store/deno_kv.ts";
-import { manualClock } from "../helpers/app.ts";
+import { manualClock } from "../../testing/app.ts";
 
 function serveList() {
   const state = { hits: 0, status: 200, body: "||ads.example^\n##.ad-slot\n" };

@@ -8,8 +8,8 @@ import { createChromiumCapturer } from "../../lib/capture/local/capturer.ts";
 import { createRemoteCapturer } from "../../lib/capture/remote/capturer.ts";
 import type { Capturer } from "../../lib/capture/types.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
-import { type Route, servePages } from "../helpers/capture_fixtures.ts";
-import { startRemoteChromium } from "../fixtures/remote_chromium.ts";
+import { type Route, servePages } from "../../testing/capture_fixtures.ts";
+import { startRemoteChromium } from "../../testing/remote_chromium.ts";
 
 type Findings = Record<string, string>;
 

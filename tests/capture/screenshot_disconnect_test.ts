@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createCaptureApp } from "../helpers/capture_app.ts";
+import { createCaptureApp } from "../../testing/capture_app.ts";
 
 Deno.test("a client that disconnects mid-capture aborts its render", async () => {
   const t = await createCaptureApp();

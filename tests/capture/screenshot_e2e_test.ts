@@ -5,11 +5,11 @@
  * so the small per-IP limit only bites in the step that tests it.
  */
 import assert from "node:assert/strict";
-import { createTestApp } from "../helpers/app.ts";
-import { pngOf } from "../helpers/capture_app.ts";
-import { decodePng, schemePage, servePages } from "../helpers/capture_fixtures.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { pngSize } from "../helpers/png.ts";
+import { createTestApp } from "../../testing/app.ts";
+import { pngOf } from "../../testing/capture_app.ts";
+import { decodePng, schemePage, servePages } from "../../testing/capture_fixtures.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { pngSize } from "../../testing/png.ts";
 
 const LIMIT = 3;
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { SCREENSHOT_BODY_LIMIT } from "../../lib/capture/mod.ts";
 import { ApiError } from "../../lib/errors.ts";
-import { createCaptureApp } from "../helpers/capture_app.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
+import { createCaptureApp } from "../../testing/capture_app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
 
 Deno.test("bad requests are refused with the right code before any capture", async () => {
   const t = await createCaptureApp();

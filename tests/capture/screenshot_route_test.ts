@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import type { Store } from "../../lib/store/store.ts";
-import { manualClock } from "../helpers/app.ts";
-import { eventually } from "../helpers/wait.ts";
-import { createCaptureApp, pngOf } from "../helpers/capture_app.ts";
-import { pngSize } from "../helpers/png.ts";
-import { shadeOf, solidCapturer } from "../helpers/solid_capturer.ts";
+import { manualClock } from "../../testing/app.ts";
+import { eventually } from "../../testing/wait.ts";
+import { createCaptureApp, pngOf } from "../../testing/capture_app.ts";
+import { pngSize } from "../../testing/png.ts";
+import { shadeOf, solidCapturer } from "../../testing/solid_capturer.ts";
 
 Deno.test("a desktop capture is a 1920x1080 PNG with its metadata and headers", async () => {
   const t = await createCaptureApp();

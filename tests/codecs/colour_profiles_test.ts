@@ -11,7 +11,7 @@ import {
 import { iccColourSpace, readIcc } from "../../lib/codecs/icc.ts";
 import { loadSharp } from "../../lib/codecs/sharp.ts";
 import { decodeWasm } from "../../lib/codecs/wasm.ts";
-import { photoPixels, screenshotPixels } from "./fixtures.ts";
+import { photoPixels, screenshotPixels } from "../../testing/codecs.ts";
 import { greyProfile, rawPng, withIccPng } from "./input_kinds.ts";
 import { meanAbsoluteError } from "./inspect.ts";
 import type { Pixels } from "../../lib/codecs/pixels.ts";

@@ -10,8 +10,13 @@ import { readImageInfo, sniffKind } from "../../lib/codecs/image_info.ts";
 import { orientPixels, type Pixels } from "../../lib/codecs/pixels.ts";
 import { EXPORT_FORMATS, type ImageKind, QUALITY_PRESETS } from "../../lib/codecs/presets.ts";
 import { decodeWasm } from "../../lib/codecs/wasm.ts";
-import { alphaPixels, encodeFixture, screenshotPixels, withOrientation } from "./fixtures.ts";
-import { pngChunks } from "../helpers/png.ts";
+import {
+  alphaPixels,
+  encodeFixture,
+  screenshotPixels,
+  withOrientation,
+} from "../../testing/codecs.ts";
+import { pngChunks } from "../../testing/png.ts";
 import { carriesMetadata, jpegTraits, pngRowFilters } from "./inspect.ts";
 
 const KINDS: ImageKind[] = ["png", "jpeg", "webp"];

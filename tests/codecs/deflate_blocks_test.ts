@@ -7,7 +7,7 @@ import {
   findStreamEnd,
 } from "../../lib/codecs/deflate_blocks.ts";
 import { libdeflateRaw } from "../../lib/codecs/libdeflate.ts";
-import { photoPixels } from "./fixtures.ts";
+import { photoPixels } from "../../testing/codecs.ts";
 
 /** A part's content: noise (stored blocks), runs (long matches) or a mix (dynamic codes). */
 const content = fc.oneof(

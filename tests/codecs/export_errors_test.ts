@@ -3,9 +3,9 @@ import { concatBytes } from "../../lib/bytes.ts";
 import type { ImageExporter } from "../../lib/codecs/exporter.ts";
 import { pngChunk } from "../../lib/codecs/png_encoder.ts";
 import { JobScheduler } from "../../lib/codecs/scheduler.ts";
-import { createTestApp } from "../helpers/app.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { encodeFixture, screenshotPixels } from "./fixtures.ts";
+import { createTestApp } from "../../testing/app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { encodeFixture, screenshotPixels } from "../../testing/codecs.ts";
 
 const PNG = await encodeFixture(screenshotPixels(64, 48), "png");
 

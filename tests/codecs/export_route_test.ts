@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { sniffKind } from "../../lib/codecs/image_info.ts";
-import { createTestApp } from "../helpers/app.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { encodeFixture, screenshotPixels } from "./fixtures.ts";
+import { createTestApp } from "../../testing/app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { encodeFixture, screenshotPixels } from "../../testing/codecs.ts";
 
 const MOBILE_PNG = await encodeFixture(screenshotPixels(375, 667), "png");
 

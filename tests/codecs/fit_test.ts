@@ -11,8 +11,8 @@ import { readImageInfo, sniffKind } from "../../lib/codecs/image_info.ts";
 import { downscalePixels } from "../../lib/codecs/pixels.ts";
 import { loadSharp } from "../../lib/codecs/sharp.ts";
 import { decodeWasm } from "../../lib/codecs/wasm.ts";
-import { solidPng } from "../helpers/solid_capturer.ts";
-import { encodeFixture, screenshotPixels } from "./fixtures.ts";
+import { solidPng } from "../../testing/solid_capturer.ts";
+import { encodeFixture, screenshotPixels } from "../../testing/codecs.ts";
 
 Deno.test("downscalePixels averages the area under each pixel, weighting colour by alpha", () => {
   // 4x2 -> 2x1: each output pixel covers a 2x2 block.

@@ -6,7 +6,12 @@ import { readImageInfo, sniffKind } from "../../lib/codecs/image_info.ts";
 import { pngChunk } from "../../lib/codecs/png_encoder.ts";
 import type { ImageKind } from "../../lib/codecs/presets.ts";
 import { initWasmCodecs } from "../../lib/codecs/wasm.ts";
-import { alphaPixels, encodeFixture, screenshotPixels, withOrientation } from "./fixtures.ts";
+import {
+  alphaPixels,
+  encodeFixture,
+  screenshotPixels,
+  withOrientation,
+} from "../../testing/codecs.ts";
 
 const KINDS: ImageKind[] = ["png", "jpeg", "webp"];
 const text = (s: string) => new TextEncoder().encode(s);

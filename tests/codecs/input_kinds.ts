@@ -9,7 +9,12 @@ import type { Pixels } from "../../lib/codecs/pixels.ts";
 import type { ImageKind } from "../../lib/codecs/presets.ts";
 import type { Sharp } from "../../lib/codecs/sharp.ts";
 import { orientPixels } from "../../lib/codecs/pixels.ts";
-import { alphaPixels, encodeFixture, screenshotPixels, withOrientation } from "./fixtures.ts";
+import {
+  alphaPixels,
+  encodeFixture,
+  screenshotPixels,
+  withOrientation,
+} from "../../testing/codecs.ts";
 import { cmykJpegOf } from "./cmyk_jpeg_writer.ts";
 import { withPrivateMetadata } from "./private_metadata.ts";
 import { concatBytes as concat } from "../../lib/bytes.ts";

@@ -1,7 +1,7 @@
 /** Reads encoder output the way a strict viewer would: markers, chunks, filter bytes. */
 import { inflateSync } from "node:zlib";
 import { concatBytes } from "../../lib/bytes.ts";
-import { pngChunks } from "../helpers/png.ts";
+import { pngChunks } from "../../testing/png.ts";
 
 /** JPEG segments in order (marker and payload), up to the first scan's end. */
 export function jpegSegments(bytes: Uint8Array): { marker: number; data: Uint8Array }[] {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { orientPixels, type Pixels } from "../../lib/codecs/pixels.ts";
 import { loadSharp, type Sharp } from "../../lib/codecs/sharp.ts";
-import { encodeFixture, withOrientation } from "./fixtures.ts";
+import { encodeFixture, withOrientation } from "../../testing/codecs.ts";
 
 /** 3x2 pixels whose red channel numbers them 0..5, row by row. */
 function numbered(): Pixels {

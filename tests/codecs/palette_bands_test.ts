@@ -13,8 +13,8 @@ import { initQuantiser, quantise, remapRows } from "../../lib/codecs/quantise.ts
 import { JobScheduler } from "../../lib/codecs/scheduler.ts";
 import { encodePaletteSpread } from "../../lib/codecs/spread.ts";
 import { decodeWasm } from "../../lib/codecs/wasm.ts";
-import { pngChunks } from "../helpers/png.ts";
-import { alphaPixels, encodeFixture, screenshotPixels } from "./fixtures.ts";
+import { pngChunks } from "../../testing/png.ts";
+import { alphaPixels, encodeFixture, screenshotPixels } from "../../testing/codecs.ts";
 import { encodeOnTwoLanes } from "./two_lanes.ts";
 
 await initQuantiser();

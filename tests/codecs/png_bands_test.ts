@@ -13,10 +13,12 @@ import { PRESETS } from "../../lib/codecs/presets.ts";
 import { rgbOf } from "../../lib/codecs/pixels.ts";
 import { encodeSpread } from "../../lib/codecs/spread.ts";
 import { decodeWasm } from "../../lib/codecs/wasm.ts";
-import { alphaPixels, photoPixels, screenshotPixels } from "./fixtures.ts";
+import { alphaPixels, photoPixels, screenshotPixels } from "../../testing/codecs.ts";
 import { encodeOnTwoLanes } from "./two_lanes.ts";
 
-const SCREENSHOT = await Deno.readFile(new URL("./screenshot_1080p.png", import.meta.url));
+const SCREENSHOT = await Deno.readFile(
+  new URL("../../testing/screenshot_1080p.png", import.meta.url),
+);
 
 Deno.test("Adler-32 of joined runs is combined from the runs' sums", () => {
   const bytes = photoPixels(97, 61).data;

@@ -4,8 +4,8 @@ import { encodePng } from "../../lib/codecs/png_encoder.ts";
 import { filterRows } from "../../lib/codecs/png_filters.ts";
 import { rgbOf } from "../../lib/codecs/pixels.ts";
 import { decodeWasm } from "../../lib/codecs/wasm.ts";
-import { alphaPixels, screenshotPixels } from "./fixtures.ts";
-import { pngChunks } from "../helpers/png.ts";
+import { alphaPixels, screenshotPixels } from "../../testing/codecs.ts";
+import { pngChunks } from "../../testing/png.ts";
 import { pngRowFilters } from "./inspect.ts";
 
 Deno.test("encodePng is lossless for RGB and RGBA and writes a well-formed file", async () => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createPngStitcher, StitchError } from "../../lib/codecs/png_stitch.ts";
 import { encodePng } from "../../lib/codecs/png_encoder.ts";
 import { ROW_FILTERS } from "../../lib/codecs/png_filters.ts";
-import { decodePng } from "../helpers/capture_fixtures.ts";
+import { decodePng } from "../../testing/capture_fixtures.ts";
 
 const WIDTH = 37;
 

@@ -1,5 +1,5 @@
 /**
- * The PNG presets on a real 1920x1080 Chromium screenshot (tests/codecs/screenshot_1080p.png,
+ * The PNG presets on a real 1920x1080 Chromium screenshot (testing/screenshot_1080p.png,
  * a local page rendered by headless Chromium), on both paths; how a Display P3 upload and CMYK
  * and YCCK JPEGs come out.
  */
@@ -13,16 +13,18 @@ import { readIcc } from "../../lib/codecs/icc.ts";
 import { QUALITY_PRESETS } from "../../lib/codecs/presets.ts";
 import { loadSharp } from "../../lib/codecs/sharp.ts";
 import { decodeWasm } from "../../lib/codecs/wasm.ts";
-import { encodeFixture } from "./fixtures.ts";
+import { encodeFixture } from "../../testing/codecs.ts";
 import { cmykJpegOf } from "./cmyk_jpeg_writer.ts";
 import { displayP3Profile, withIccPng } from "./input_kinds.ts";
-import { pngChunks } from "../helpers/png.ts";
+import { pngChunks } from "../../testing/png.ts";
 import { jpegTraits, meanAbsoluteError } from "./inspect.ts";
 
 const loaded = await loadSharp();
 const skip = "reason" in loaded ? `sharp cannot load here: ${loaded.reason}` : undefined;
 const sharp = "sharp" in loaded ? loaded.sharp : undefined;
-const SCREENSHOT = await Deno.readFile(new URL("./screenshot_1080p.png", import.meta.url));
+const SCREENSHOT = await Deno.readFile(
+  new URL("../../testing/screenshot_1080p.png", import.meta.url),
+);
 
 /** Runs `fn` with both exporters, closed afterwards; ignored (with the reason) without sharp. */
 function bothPaths(name: string, fn: (paths: [string, ImageExporter][]) => Promise<void>) {

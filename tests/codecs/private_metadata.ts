@@ -4,7 +4,7 @@
  */
 import { pngChunk } from "../../lib/codecs/png_encoder.ts";
 import type { ImageKind } from "../../lib/codecs/presets.ts";
-import { pngChunks } from "../helpers/png.ts";
+import { pngChunks } from "../../testing/png.ts";
 import { jpegSegments, webpChunkTypes } from "./inspect.ts";
 import { concatBytes as concat } from "../../lib/bytes.ts";
 

@@ -5,7 +5,7 @@ import { EXPORT_FORMATS } from "../../lib/codecs/presets.ts";
 import { exportWithSharp, loadSharp } from "../../lib/codecs/sharp.ts";
 import { decodeWasm, exportWithWasm } from "../../lib/codecs/wasm.ts";
 import { exporterContract } from "./contract.ts";
-import { encodeFixture, screenshotPixels } from "./fixtures.ts";
+import { encodeFixture, screenshotPixels } from "../../testing/codecs.ts";
 
 // sharp needs FFI (the test task allows it); without it these tests are reported as ignored.
 const loaded = await loadSharp();

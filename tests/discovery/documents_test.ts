@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { ERROR_CODES } from "../../lib/errors.ts";
-import { createTestApp } from "../helpers/app.ts";
+import { createTestApp } from "../../testing/app.ts";
 
 /** The public operations, in the order the README's API table lists them. */
 const SPEC_OPERATIONS: Record<string, [string, string]> = {

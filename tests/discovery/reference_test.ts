@@ -6,7 +6,7 @@ import type { OpenApiDocument } from "../../lib/discovery/openapi_document.ts";
 import { RATE_LIMIT_HEADERS, splitErrorDescription } from "../../lib/http/openapi_responses.ts";
 import { MAX_REDIRECTS } from "../../lib/media/proxy.ts";
 import { MEDIA_HOSTS } from "../../lib/upstreams.ts";
-import { createTestApp } from "../helpers/app.ts";
+import { createTestApp } from "../../testing/app.ts";
 
 type App = { request(path: string): Response | Promise<Response> };
 

@@ -4,9 +4,9 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
-import { launchChromium } from "../fixtures/editor_browser.ts";
-import { ICON_BLUE, startEditorInstance } from "../fixtures/editor_instance.ts";
-import { openEditor, readCanvas, submit, text } from "../fixtures/editor_page.ts";
+import { launchChromium } from "../../testing/editor_browser.ts";
+import { ICON_BLUE, startEditorInstance } from "../../testing/editor_instance.ts";
+import { openEditor, readCanvas, submit, text } from "../../testing/editor_page.ts";
 
 // The frame's default padding is 6 % of the image's width on each side.
 const framed = (pixels: number) => pixels + 2 * Math.round((pixels * 6) / 100);

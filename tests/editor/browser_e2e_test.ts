@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { readImageInfo, sniffKind } from "../../lib/codecs/image_info.ts";
 import { decodeWasm } from "../../lib/codecs/wasm.ts";
-import { captureDownloads, launchChromium, watchProblems } from "../fixtures/editor_browser.ts";
-import { POST_ID, startEditorInstance } from "../fixtures/editor_instance.ts";
+import { captureDownloads, launchChromium, watchProblems } from "../../testing/editor_browser.ts";
+import { POST_ID, startEditorInstance } from "../../testing/editor_instance.ts";
 import {
   flag,
   isHidden,
@@ -11,7 +11,7 @@ import {
   submit,
   text,
   typeInto,
-} from "../fixtures/editor_page.ts";
+} from "../../testing/editor_page.ts";
 
 // The media fixture's PNG (the post's avatar and photo) is this colour.
 const MEDIA_RED: Rgb = [200, 30, 60];

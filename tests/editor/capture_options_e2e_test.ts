@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
-import { launchChromium } from "../fixtures/editor_browser.ts";
-import { startEditorInstance, TALL_PAGE_PX } from "../fixtures/editor_instance.ts";
+import { launchChromium } from "../../testing/editor_browser.ts";
+import { startEditorInstance, TALL_PAGE_PX } from "../../testing/editor_instance.ts";
 import {
   captureBodies,
   isHidden,
@@ -9,7 +9,7 @@ import {
   submit,
   text,
   typeInto,
-} from "../fixtures/editor_page.ts";
+} from "../../testing/editor_page.ts";
 
 const CHECKBOXES = {
   fullPage: "#capture-full-page",

@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
-import { launchChromium } from "../fixtures/editor_browser.ts";
-import { startEditorInstance } from "../fixtures/editor_instance.ts";
-import { captureBodies, openEditor, submit, text, typeInto } from "../fixtures/editor_page.ts";
+import { launchChromium } from "../../testing/editor_browser.ts";
+import { startEditorInstance } from "../../testing/editor_instance.ts";
+import { captureBodies, openEditor, submit, text, typeInto } from "../../testing/editor_page.ts";
 
 /** The newer controls as the page shows them. */
 function controls(page: Page) {

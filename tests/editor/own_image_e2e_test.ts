@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
-import { launchChromium } from "../fixtures/editor_browser.ts";
-import { startEditorInstance } from "../fixtures/editor_instance.ts";
+import { launchChromium } from "../../testing/editor_browser.ts";
+import { startEditorInstance } from "../../testing/editor_instance.ts";
 import {
   dragFileOver,
   dropDragged,
@@ -15,8 +15,8 @@ import {
   type Rgb,
   text,
   waitForStatus,
-} from "../fixtures/editor_page.ts";
-import { solidPng } from "../helpers/solid_capturer.ts";
+} from "../../testing/editor_page.ts";
+import { solidPng } from "../../testing/solid_capturer.ts";
 
 // Small enough that a test file can be over it; the page states and enforces it.
 const UPLOAD_LIMIT = 64 * 1024;

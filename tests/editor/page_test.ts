@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { EDITOR_MODULES } from "../../lib/editor/assets.ts";
 import { EDITOR_CSP } from "../../routes/editor.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { createTestApp } from "../helpers/app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { createTestApp } from "../../testing/app.ts";
 
 const EXPECTED_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; " +
   "img-src 'self' data: blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; " +

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
-import { launchChromium } from "../fixtures/editor_browser.ts";
-import { startEditorInstance } from "../fixtures/editor_instance.ts";
+import { launchChromium } from "../../testing/editor_browser.ts";
+import { startEditorInstance } from "../../testing/editor_instance.ts";
 import {
   flag,
   isHidden,
@@ -9,7 +9,7 @@ import {
   text,
   typeInto,
   waitForStatus,
-} from "../fixtures/editor_page.ts";
+} from "../../testing/editor_page.ts";
 
 /** Whether the page shows its working state: progress bar, Cancel, locked buttons. */
 async function workingState(page: Page) {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { launchChromium } from "../fixtures/editor_browser.ts";
-import { startEditorInstance } from "../fixtures/editor_instance.ts";
+import { launchChromium } from "../../testing/editor_browser.ts";
+import { startEditorInstance } from "../../testing/editor_instance.ts";
 import {
   flag,
   openEditor,
@@ -8,8 +8,8 @@ import {
   readCanvas,
   text,
   waitForStatus,
-} from "../fixtures/editor_page.ts";
-import { solidPng } from "../helpers/solid_capturer.ts";
+} from "../../testing/editor_page.ts";
+import { solidPng } from "../../testing/solid_capturer.ts";
 
 const SHOT = { name: "shot.png", type: "image/png", bytes: solidPng(320, 200, [20, 160, 90]) };
 

@@ -15,8 +15,8 @@ import {
   probeSite,
   schemePage,
   servePages,
-} from "../helpers/capture_fixtures.ts";
-import { iconRoutes } from "../helpers/icons.ts";
+} from "../../testing/capture_fixtures.ts";
+import { iconRoutes } from "../../testing/icons.ts";
 
 const PUBLIC_IP = "93.184.215.14";
 

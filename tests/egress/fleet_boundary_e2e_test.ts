@@ -4,7 +4,7 @@
  * test is skipped with the reason.
  */
 import assert from "node:assert/strict";
-import { netnsUnavailable, testInNewNetns } from "../helpers/netns.ts";
+import { netnsUnavailable, testInNewNetns } from "../../testing/netns.ts";
 
 const unavailable = netnsUnavailable();
 if (unavailable) console.warn(`fleet boundary test skipped: ${unavailable}`);

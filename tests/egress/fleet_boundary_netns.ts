@@ -16,16 +16,16 @@ import {
   TCP_PORTS,
   UDP_PORTS,
   VECTORS,
-} from "../fixtures/attacker_pages.ts";
-import { startRemoteChromium } from "../fixtures/remote_chromium.ts";
+} from "../../testing/attacker_pages.ts";
+import { startRemoteChromium } from "../../testing/remote_chromium.ts";
 import {
   type Canaries,
   type Contact,
   isolatedAddresses,
   startCanaries,
   touchCanaries,
-} from "../helpers/netns.ts";
-import { startService } from "../helpers/service_process.ts";
+} from "../../testing/netns.ts";
+import { startService } from "../../testing/service_process.ts";
 
 const ATTACKER = "1.2.3.4";
 // The service's host as the fleet sees it (a private address, as in a VPC).

@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { createFleetProxy } from "../../lib/egress/fleet_proxy.ts";
 import type { ProxyCredentials } from "../../lib/egress/proxy_auth.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
-import { servePages } from "../helpers/capture_fixtures.ts";
-import { loopbackFleetProxy } from "../helpers/fleet_proxy.ts";
+import { servePages } from "../../testing/capture_fixtures.ts";
+import { loopbackFleetProxy } from "../../testing/fleet_proxy.ts";
 
 function fixture() {
   const internet = servePages();

@@ -6,19 +6,19 @@
  */
 import assert from "node:assert/strict";
 import type { ChromiumCapturer } from "../../lib/capture/local/capturer.ts";
-import { createTestApp } from "../helpers/app.ts";
-import { pngOf } from "../helpers/capture_app.ts";
-import { decodePng, servePages } from "../helpers/capture_fixtures.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
+import { createTestApp } from "../../testing/app.ts";
+import { pngOf } from "../../testing/capture_app.ts";
+import { decodePng, servePages } from "../../testing/capture_fixtures.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
 import {
   assertNoChromiumLeft,
   chromiumProcesses,
   chromiumProfiles,
   within,
-} from "../helpers/fault_checks.ts";
-import { BROWSER_WAIT_MS, eventually } from "../helpers/wait.ts";
-import { startService } from "../helpers/service_process.ts";
-import { TINY_PNG } from "../fixtures/loopback_upstream.ts";
+} from "../../testing/fault_checks.ts";
+import { BROWSER_WAIT_MS, eventually } from "../../testing/wait.ts";
+import { startService } from "../../testing/service_process.ts";
+import { TINY_PNG } from "../../testing/loopback_upstream.ts";
 
 // Far above CAPTURE_TIMEOUT_MS below plus a browser (re)launch on a busy machine: a capture
 // still pending by then counts as hung.

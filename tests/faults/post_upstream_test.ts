@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import type { ErrorCode } from "../../lib/errors.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { within } from "../helpers/fault_checks.ts";
-import { type Fault, startFaultyUpstream } from "../fixtures/faulty_upstream.ts";
-import { appWithUpstreams } from "../fixtures/loopback_upstream.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { within } from "../../testing/fault_checks.ts";
+import { type Fault, startFaultyUpstream } from "../../testing/faulty_upstream.ts";
+import { appWithUpstreams } from "../../testing/loopback_upstream.ts";
 
 const POST = { __typename: "Tweet", id_str: "1790000000000000001", text: "still here" };
 // Short, so a hang costs the test one second; production uses 5 s (lib/upstreams.ts).

@@ -6,10 +6,10 @@
  */
 import assert from "node:assert/strict";
 import type { Upstreams } from "../../lib/upstreams.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { within } from "../helpers/fault_checks.ts";
-import { startFaultyUpstream } from "../fixtures/faulty_upstream.ts";
-import { appWithUpstreams, TINY_PNG } from "../fixtures/loopback_upstream.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { within } from "../../testing/fault_checks.ts";
+import { startFaultyUpstream } from "../../testing/faulty_upstream.ts";
+import { appWithUpstreams, TINY_PNG } from "../../testing/loopback_upstream.ts";
 
 // Short budgets keep the test fast; production waits 10 s for headers and 20 s between chunks.
 const BUDGETS: Partial<Upstreams> = {

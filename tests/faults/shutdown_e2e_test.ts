@@ -5,11 +5,11 @@
  * Chromium process or temporary profile survives it.
  */
 import assert from "node:assert/strict";
-import { decodePng, schemePage, servePages } from "../helpers/capture_fixtures.ts";
-import { assertNoChromiumLeft, chromiumProcesses, within } from "../helpers/fault_checks.ts";
-import { BROWSER_WAIT_MS, eventually } from "../helpers/wait.ts";
-import { type ServiceProcess, startService } from "../helpers/service_process.ts";
-import { encodeFixture, screenshotPixels } from "../codecs/fixtures.ts";
+import { decodePng, schemePage, servePages } from "../../testing/capture_fixtures.ts";
+import { assertNoChromiumLeft, chromiumProcesses, within } from "../../testing/fault_checks.ts";
+import { BROWSER_WAIT_MS, eventually } from "../../testing/wait.ts";
+import { type ServiceProcess, startService } from "../../testing/service_process.ts";
+import { encodeFixture, screenshotPixels } from "../../testing/codecs.ts";
 
 // The page the captures wait for (the brief: about 1.5 s), long enough to signal mid-flight.
 const SLOW_PAGE_MS = 1_500;

@@ -7,12 +7,12 @@
  */
 import assert from "node:assert/strict";
 import { SYSTEM_CLOCK } from "../../lib/clock.ts";
-import { pngOf } from "../helpers/capture_app.ts";
-import { decodePng, servePages } from "../helpers/capture_fixtures.ts";
-import { assertNoChromiumLeft, within } from "../helpers/fault_checks.ts";
-import { BROWSER_WAIT_MS, eventually } from "../helpers/wait.ts";
-import { openRedisStack } from "../helpers/store_backends.ts";
-import { appWithUpstreams, startUpstream } from "../fixtures/loopback_upstream.ts";
+import { pngOf } from "../../testing/capture_app.ts";
+import { decodePng, servePages } from "../../testing/capture_fixtures.ts";
+import { assertNoChromiumLeft, within } from "../../testing/fault_checks.ts";
+import { BROWSER_WAIT_MS, eventually } from "../../testing/wait.ts";
+import { openRedisStack } from "../../testing/store_backends.ts";
+import { appWithUpstreams, startUpstream } from "../../testing/loopback_upstream.ts";
 
 // Far above every store budget (0.5 s per call here, 1 to 3 s in the capture cache and limiter)
 // plus a capture that may launch the browser on a busy machine: a request still pending by then

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { Store } from "../../lib/store/store.ts";
-import { createTestApp } from "../helpers/app.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
+import { createTestApp } from "../../testing/app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
 
 Deno.test("an unknown path answers 404 not_found with the envelope", async () => {
   const t = await createTestApp();

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { CaptureBackendStatus, Capturer } from "../../lib/capture/types.ts";
-import { createTestApp } from "../helpers/app.ts";
+import { createTestApp } from "../../testing/app.ts";
 
 const FLEET = "ws://127.0.0.1:9/devtools/browser/none";
 

@@ -5,11 +5,11 @@
  * assertion compares a scrape before with one after.
  */
 import assert from "node:assert/strict";
-import { createCaptureApp } from "../helpers/capture_app.ts";
-import { createTestApp } from "../helpers/app.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { histogramCount, parseExposition, sampleValue } from "../helpers/prometheus.ts";
-import { exportForm } from "../helpers/export_form.ts";
+import { createCaptureApp } from "../../testing/capture_app.ts";
+import { createTestApp } from "../../testing/app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { histogramCount, parseExposition, sampleValue } from "../../testing/prometheus.ts";
+import { exportForm } from "../../testing/export_form.ts";
 
 const TOKEN = "metrics-test-token-0123456789";
 

@@ -3,9 +3,9 @@ import { hitRateLimit } from "../../lib/http/rate_limit.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { createKvStore } from "../../lib/store/deno_kv.ts";
 import type { Store } from "../../lib/store/store.ts";
-import { manualClock } from "../helpers/app.ts";
-import { createCaptureApp } from "../helpers/capture_app.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
+import { manualClock } from "../../testing/app.ts";
+import { createCaptureApp } from "../../testing/capture_app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
 
 const BEHIND_PROXY = { TRUST_PROXY_HOPS: "1" };
 const from = (ip: string) => ({ headers: { "X-Forwarded-For": ip } });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { createTestApp } from "../helpers/app.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
+import { createTestApp } from "../../testing/app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
 
 async function serve(env: Record<string, string> = {}) {
   const t = await createTestApp({ env });

@@ -3,10 +3,10 @@
  * boundary) and a loopback page: the image item decodes to the page's pixels.
  */
 import assert from "node:assert/strict";
-import { createTestApp } from "../helpers/app.ts";
-import { decodePng, servePages } from "../helpers/capture_fixtures.ts";
-import { imageOf, mcpSession, textsOf } from "../helpers/mcp.ts";
-import { solidPng } from "../helpers/icons.ts";
+import { createTestApp } from "../../testing/app.ts";
+import { decodePng, servePages } from "../../testing/capture_fixtures.ts";
+import { imageOf, mcpSession, textsOf } from "../../testing/mcp.ts";
+import { solidPng } from "../../testing/icons.ts";
 
 const PANEL_PAGE = `<!doctype html><html><head><meta name="viewport" content="width=device-width">
 <style>html, body { margin: 0; height: 100%; background: #ffffff; }

@@ -5,11 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { METRICS } from "../../lib/telemetry/metrics.ts";
-import { pngSize } from "../helpers/png.ts";
-import { createCaptureApp } from "../helpers/capture_app.ts";
-import { shadeOf, solidCapturer, solidPng } from "../helpers/solid_capturer.ts";
-import { assertToolError, imageOf, mcpSession, textsOf } from "../helpers/mcp.ts";
-import { sampleValue } from "../helpers/prometheus.ts";
+import { pngSize } from "../../testing/png.ts";
+import { createCaptureApp } from "../../testing/capture_app.ts";
+import { shadeOf, solidCapturer, solidPng } from "../../testing/solid_capturer.ts";
+import { assertToolError, imageOf, mcpSession, textsOf } from "../../testing/mcp.ts";
+import { sampleValue } from "../../testing/prometheus.ts";
 import type { Capturer } from "../../lib/capture/types.ts";
 
 const PAGE = "https://example.com/";

@@ -3,8 +3,8 @@
  * tool with the operation it runs (a section that exists) and how to add the endpoint to a client.
  */
 import assert from "node:assert/strict";
-import { createCaptureApp } from "../helpers/capture_app.ts";
-import { mcpSession } from "../helpers/mcp.ts";
+import { createCaptureApp } from "../../testing/capture_app.ts";
+import { mcpSession } from "../../testing/mcp.ts";
 
 async function text(app: { request(path: string): Response | Promise<Response> }, path: string) {
   const res = await app.request(path);

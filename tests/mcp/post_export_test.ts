@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { readImageInfo, sniffKind } from "../../lib/codecs/image_info.ts";
-import { appWithUpstreams, startUpstream } from "../fixtures/loopback_upstream.ts";
-import { encodeFixture, screenshotPixels } from "../codecs/fixtures.ts";
-import { assertToolError, imageOf, mcpSession, textsOf } from "../helpers/mcp.ts";
+import { appWithUpstreams, startUpstream } from "../../testing/loopback_upstream.ts";
+import { encodeFixture, screenshotPixels } from "../../testing/codecs.ts";
+import { assertToolError, imageOf, mcpSession, textsOf } from "../../testing/mcp.ts";
 
 const POST = { __typename: "Tweet", id_str: "20", text: "just setting up my twttr" };
 

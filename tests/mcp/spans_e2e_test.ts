@@ -4,11 +4,11 @@
  * spans nested in it, and the server span still named after /mcp.
  */
 import assert from "node:assert/strict";
-import { servePages } from "../helpers/capture_fixtures.ts";
-import { eventually } from "../helpers/wait.ts";
-import { startService } from "../helpers/service_process.ts";
-import { connectMcp, imageOf } from "../helpers/mcp.ts";
-import { startOtlpReceiver } from "../fixtures/otlp_receiver.ts";
+import { servePages } from "../../testing/capture_fixtures.ts";
+import { eventually } from "../../testing/wait.ts";
+import { startService } from "../../testing/service_process.ts";
+import { connectMcp, imageOf } from "../../testing/mcp.ts";
+import { startOtlpReceiver } from "../../testing/otlp_receiver.ts";
 
 // Deno batches spans; they are exported within seconds, and at exit at the latest.
 const EXPORT_WAIT_MS = 30_000;

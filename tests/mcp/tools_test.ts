@@ -10,9 +10,9 @@ import addFormats from "ajv-formats";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { ScreenshotRequestSchema } from "../../routes/screenshot_schemas.ts";
 import { EXPORT_FORMATS, QUALITY_PRESETS } from "../../lib/codecs/presets.ts";
-import { createCaptureApp } from "../helpers/capture_app.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { mcpSession } from "../helpers/mcp.ts";
+import { createCaptureApp } from "../../testing/capture_app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { mcpSession } from "../../testing/mcp.ts";
 
 type Schema = Record<string, unknown> & {
   properties?: Record<string, Record<string, unknown>>;

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { isServableMediaType, parseMediaUrl } from "../../lib/media/allowlist.ts";
 import { MediaFailure } from "../../lib/media/failure.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { appWithUpstreams } from "../fixtures/loopback_upstream.ts";
-import { MEDIA_EQUIVALENTS, MEDIA_TRICKS, MEDIA_UNPARSEABLE } from "../fixtures/ssrf_corpus.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { appWithUpstreams } from "../../testing/loopback_upstream.ts";
+import { MEDIA_EQUIVALENTS, MEDIA_TRICKS, MEDIA_UNPARSEABLE } from "../../testing/ssrf_corpus.ts";
 
 Deno.test("the allowlist matches exactly four hosts after URL normalisation", () => {
   // The HTTP answers (403 forbidden_domain, 400 invalid_url) are the route's: tested through it.

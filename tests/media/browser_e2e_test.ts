@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { appWithUpstreams } from "../fixtures/loopback_upstream.ts";
-import { startMediaUpstream } from "../fixtures/media_upstream.ts";
-import { launchChromium } from "../fixtures/editor_browser.ts";
+import { appWithUpstreams } from "../../testing/loopback_upstream.ts";
+import { startMediaUpstream } from "../../testing/media_upstream.ts";
+import { launchChromium } from "../../testing/editor_browser.ts";
 
 /** The editor's move in miniature: load an image, draw it, read the canvas back. */
 const CANVAS_PAGE = `<!doctype html>

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import type { Upstreams } from "../../lib/upstreams.ts";
-import { within } from "../helpers/fault_checks.ts";
-import { appWithUpstreams, startUpstream } from "../fixtures/loopback_upstream.ts";
+import { within } from "../../testing/fault_checks.ts";
+import { appWithUpstreams, startUpstream } from "../../testing/loopback_upstream.ts";
 
 const HANG_GUARD_MS = 10_000;
 const CHUNK = 64 * 1024;

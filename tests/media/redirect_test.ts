@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { appWithUpstreams, startUpstream, TINY_PNG } from "../fixtures/loopback_upstream.ts";
-import { startMediaUpstream } from "../fixtures/media_upstream.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { appWithUpstreams, startUpstream, TINY_PNG } from "../../testing/loopback_upstream.ts";
+import { startMediaUpstream } from "../../testing/media_upstream.ts";
 
 /** pbs.twimg.com on loopback, redirecting in every way a media host (or an attacker) could. */
 function redirectingPbs() {

@@ -5,8 +5,8 @@ import {
   startUpstream,
   TINY_PNG,
   untilAborted,
-} from "../fixtures/loopback_upstream.ts";
-import { startMediaUpstream } from "../fixtures/media_upstream.ts";
+} from "../../testing/loopback_upstream.ts";
+import { startMediaUpstream } from "../../testing/media_upstream.ts";
 
 /** The app on a real port-0 socket, its media hosts played by `origin`. */
 async function serve(origin: string, budgets: Partial<Upstreams> = {}) {

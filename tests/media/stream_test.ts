@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { MEDIA_SECURITY_HEADERS } from "../../lib/media/proxy.ts";
 import type { Upstreams } from "../../lib/upstreams.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { appWithUpstreams, TINY_PNG } from "../fixtures/loopback_upstream.ts";
-import { PNG_ETAG, PNG_LAST_MODIFIED, startMediaUpstream } from "../fixtures/media_upstream.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { appWithUpstreams, TINY_PNG } from "../../testing/loopback_upstream.ts";
+import { PNG_ETAG, PNG_LAST_MODIFIED, startMediaUpstream } from "../../testing/media_upstream.ts";
 
 /** An app whose four media hosts are all one loopback media fixture. */
 async function setup(budgets: Partial<Upstreams> = {}) {

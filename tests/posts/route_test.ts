@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { NEGATIVE_TTL_MS, POST_TTL_MS } from "../../lib/posts/cache.ts";
 import { SYNDICATION_FEATURES, syndicationToken } from "../../lib/posts/syndication.ts";
-import { manualClock } from "../helpers/app.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { appWithUpstreams, startUpstream, untilAborted } from "../fixtures/loopback_upstream.ts";
+import { manualClock } from "../../testing/app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { appWithUpstreams, startUpstream, untilAborted } from "../../testing/loopback_upstream.ts";
 
 const POST = { __typename: "Tweet", id_str: "20", text: "just setting up my twttr" };
 

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { fetchTweet } from "react-tweet/api";
 import { fetchPost, syndicationUrl } from "../../lib/posts/syndication.ts";
 import { DEFAULT_UPSTREAMS } from "../../lib/upstreams.ts";
-import { impersonatedSyndication } from "../fixtures/tls_syndication.ts";
-import { startUpstream } from "../fixtures/loopback_upstream.ts";
+import { impersonatedSyndication } from "../../testing/tls_syndication.ts";
+import { startUpstream } from "../../testing/loopback_upstream.ts";
 
 const IDS = ["20", "1628832338187636740", "1", "463440424141459456", "9".repeat(40)];
 

@@ -76,6 +76,20 @@ Deno.test("lib/ importing a route module fails", () => {
   ]);
 });
 
+Deno.test("a bench, a script or a shared fixture importing from tests/ fails; tests may", () => {
+  const graph = graphOf({
+    "bench/export.ts": ["tests/codecs/fixtures.ts"],
+    "testing/app.ts": ["tests/helpers/wait.ts"],
+    "tests/codecs/fixtures.ts": [],
+    "tests/helpers/wait.ts": [],
+    "tests/codecs/presets_test.ts": ["tests/codecs/fixtures.ts", "testing/app.ts"],
+  });
+  assert.deepEqual(violations(graph).sort(), [
+    "bench/export.ts imports tests/codecs/fixtures.ts from tests/ (shared code belongs in testing/)",
+    "testing/app.ts imports tests/helpers/wait.ts from tests/ (shared code belongs in testing/)",
+  ]);
+});
+
 Deno.test("a module cycle inside one folder fails", () => {
   const graph = graphOf({ "lib/a.ts": ["lib/b.ts"], "lib/b.ts": ["lib/a.ts"] });
   assert.deepEqual(violations(graph), ["module cycle: lib/a.ts, lib/b.ts"]);

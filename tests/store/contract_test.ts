@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import type { StoredBlob } from "../../lib/store/store.ts";
-import { STORE_BACKENDS, storeClock } from "../helpers/store_backends.ts";
+import { STORE_BACKENDS, storeClock } from "../../testing/store_backends.ts";
 
 const MiB = 1024 * 1024;
 

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { Store } from "../../lib/store/store.ts";
 import { createUpstashStore, StoreUnavailableError } from "../../lib/store/upstash_redis.ts";
 import { withTimeout } from "../../lib/timeout.ts";
-import { openRedisStack, storeClock } from "../helpers/store_backends.ts";
+import { openRedisStack, storeClock } from "../../testing/store_backends.ts";
 
 // Far above the store timeouts used here: a call still pending after this counts as a hang.
 const HANG_GUARD_MS = 10_000;

@@ -8,7 +8,7 @@ import { Redis } from "@upstash/redis";
 import { parseConfig } from "../../lib/config.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { openStore } from "../../lib/store/open.ts";
-import { openRedisStack, storeClock } from "../helpers/store_backends.ts";
+import { openRedisStack, storeClock } from "../../testing/store_backends.ts";
 
 function text(reply: unknown): string {
   return new TextDecoder().decode(reply as Uint8Array);

@@ -9,10 +9,10 @@ import { parseConfig } from "../../lib/config.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { SYSTEM_CLOCK } from "../../lib/clock.ts";
 import { createUpstashStore } from "../../lib/store/upstash_redis.ts";
-import { createTestApp } from "../helpers/app.ts";
-import { assertEnvelope } from "../helpers/envelope.ts";
-import { eventually } from "../helpers/wait.ts";
-import { demonstrate, type SharedServices, startSharedServices } from "../fixtures/cluster.ts";
+import { createTestApp } from "../../testing/app.ts";
+import { assertEnvelope } from "../../testing/envelope.ts";
+import { eventually } from "../../testing/wait.ts";
+import { demonstrate, type SharedServices, startSharedServices } from "../../testing/cluster.ts";
 
 /** One instance: its own store client, capturer and app, on its own port. */
 async function startInstance(shared: SharedServices) {

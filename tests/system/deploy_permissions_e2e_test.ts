@@ -7,16 +7,16 @@
  * behind a proxy would set them).
  */
 import assert from "node:assert/strict";
-import { schemePage, servePages } from "../helpers/capture_fixtures.ts";
-import { type ServiceProcess, startService } from "../helpers/service_process.ts";
-import { exportForm } from "../helpers/export_form.ts";
-import { TINY_PNG } from "../fixtures/loopback_upstream.ts";
-import { startRemoteChromium } from "../fixtures/remote_chromium.ts";
+import { schemePage, servePages } from "../../testing/capture_fixtures.ts";
+import { type ServiceProcess, startService } from "../../testing/service_process.ts";
+import { exportForm } from "../../testing/export_form.ts";
+import { TINY_PNG } from "../../testing/loopback_upstream.ts";
+import { startRemoteChromium } from "../../testing/remote_chromium.ts";
 import {
   IMPERSONATED_MEDIA_URL,
   IMPERSONATED_POST as POST,
   impersonatedUpstreams,
-} from "../fixtures/impersonated_upstreams.ts";
+} from "../../testing/impersonated_upstreams.ts";
 
 const DEPLOY_PERMISSIONS = ["-A", "--deny-ffi", "--deny-run", "--deny-write", "--deny-sys"];
 const METRICS_TOKEN = "deploy-permissions-metrics-token";

@@ -4,11 +4,11 @@
  * their series; the browser start and the store latency are counted; the gauges are at rest.
  */
 import assert from "node:assert/strict";
-import { servePages } from "../helpers/capture_fixtures.ts";
-import { histogramCount, sampleValue } from "../helpers/prometheus.ts";
-import { type ServiceProcess, startService } from "../helpers/service_process.ts";
-import { exportForm } from "../helpers/export_form.ts";
-import { eventually } from "../helpers/wait.ts";
+import { servePages } from "../../testing/capture_fixtures.ts";
+import { histogramCount, sampleValue } from "../../testing/prometheus.ts";
+import { type ServiceProcess, startService } from "../../testing/service_process.ts";
+import { exportForm } from "../../testing/export_form.ts";
+import { eventually } from "../../testing/wait.ts";
 
 const TOKEN = "system-metrics-token-0123456789";
 const STORE_OPERATIONS = "shotline_store_operation_duration_seconds";

@@ -7,17 +7,17 @@
  * the metrics token.
  */
 import assert from "node:assert/strict";
-import { servePages } from "../helpers/capture_fixtures.ts";
-import { eventually } from "../helpers/wait.ts";
-import { startService } from "../helpers/service_process.ts";
-import { exportForm } from "../helpers/export_form.ts";
+import { servePages } from "../../testing/capture_fixtures.ts";
+import { eventually } from "../../testing/wait.ts";
+import { startService } from "../../testing/service_process.ts";
+import { exportForm } from "../../testing/export_form.ts";
 import {
   IMPERSONATED_MEDIA_URL,
   IMPERSONATED_POST,
   impersonatedUpstreams,
-} from "../fixtures/impersonated_upstreams.ts";
-import { TINY_PNG } from "../fixtures/loopback_upstream.ts";
-import { type ReceivedSpan, startOtlpReceiver } from "../fixtures/otlp_receiver.ts";
+} from "../../testing/impersonated_upstreams.ts";
+import { TINY_PNG } from "../../testing/loopback_upstream.ts";
+import { type ReceivedSpan, startOtlpReceiver } from "../../testing/otlp_receiver.ts";
 
 const SECRET_QUERY = "session=otel-secret-4711";
 const METRICS_TOKEN = "otel-test-metrics-token-0123456789";

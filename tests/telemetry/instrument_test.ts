@@ -12,8 +12,8 @@ import { createKvStore } from "../../lib/store/deno_kv.ts";
 import { instrumentBackend } from "../../lib/capture/instrument.ts";
 import { instrumentStore } from "../../lib/store/instrument.ts";
 import { METRICS } from "../../lib/telemetry/metrics.ts";
-import { appWithUpstreams, TINY_PNG } from "../fixtures/loopback_upstream.ts";
-import { startMediaUpstream } from "../fixtures/media_upstream.ts";
+import { appWithUpstreams, TINY_PNG } from "../../testing/loopback_upstream.ts";
+import { startMediaUpstream } from "../../testing/media_upstream.ts";
 
 /** Observations so far of one histogram series. */
 async function observations(name: string, labels: Record<string, string>): Promise<number> {

@@ -15,9 +15,9 @@ import {
   warnIfUntested,
 } from "../../../lib/capture/local/boundary_probe.ts";
 import { createMemoryLogger } from "../../../lib/log.ts";
-import { launchChromium } from "../../fixtures/editor_browser.ts";
-import { createTestApp } from "../../helpers/app.ts";
-import { assertEnvelope } from "../../helpers/envelope.ts";
+import { launchChromium } from "../../../testing/editor_browser.ts";
+import { createTestApp } from "../../../testing/app.ts";
+import { assertEnvelope } from "../../../testing/envelope.ts";
 
 /** A browser whose contexts ignore their proxy: the context is opened without one. */
 const proxyDropped: ContextOpener = async (browser) => {

@@ -12,8 +12,8 @@ import {
   WEBRTC_PREFERENCES,
   writeProfilePreferences,
 } from "../../../lib/capture/local/launch.ts";
-import { LEAK_MARK_VAR } from "../../helpers/fault_checks.ts";
-import { startService } from "../../helpers/service_process.ts";
+import { LEAK_MARK_VAR } from "../../../testing/fault_checks.ts";
+import { startService } from "../../../testing/service_process.ts";
 
 // The allowlist, plus what the shell running Debian's /usr/bin/chromium wrapper sets itself.
 const ALLOWED =

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createChromiumCapturer } from "../../../lib/capture/local/capturer.ts";
 import type { CaptureJob } from "../../../lib/capture/types.ts";
 import { createMemoryLogger } from "../../../lib/log.ts";
-import { decodePng, schemePage, servePages, svg } from "../../helpers/capture_fixtures.ts";
+import { decodePng, schemePage, servePages, svg } from "../../../testing/capture_fixtures.ts";
 
 // These tests render loopback pages, so they are the ones that opt in to private addresses.
 function loopbackCapturer() {

@@ -5,10 +5,10 @@ import { type ContextOpener, openSessionContext } from "../../../lib/capture/loc
 import type { CaptureJob } from "../../../lib/capture/types.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { createMemoryLogger } from "../../../lib/log.ts";
-import { createTestApp } from "../../helpers/app.ts";
-import { servePages } from "../../helpers/capture_fixtures.ts";
-import { BROWSER_WAIT_MS, eventually } from "../../helpers/wait.ts";
-import { within } from "../../helpers/fault_checks.ts";
+import { createTestApp } from "../../../testing/app.ts";
+import { servePages } from "../../../testing/capture_fixtures.ts";
+import { BROWSER_WAIT_MS, eventually } from "../../../testing/wait.ts";
+import { within } from "../../../testing/fault_checks.ts";
 
 const job = (url: string): CaptureJob => ({ url, deviceType: "desktop", colorScheme: "light" });
 

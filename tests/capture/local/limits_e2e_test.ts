@@ -13,7 +13,7 @@ import {
   servePages,
   WEBRTC_LOCKED_DOWN,
   webrtcProbe,
-} from "../../helpers/capture_fixtures.ts";
+} from "../../../testing/capture_fixtures.ts";
 
 const BUDGET = 1024 * 1024;
 

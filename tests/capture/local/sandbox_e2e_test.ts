@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { createBrowserHost } from "../../../lib/capture/local/browser.ts";
 import { createMemoryLogger } from "../../../lib/log.ts";
-import { BROWSER_WAIT_MS, eventually } from "../../helpers/wait.ts";
+import { BROWSER_WAIT_MS, eventually } from "../../../testing/wait.ts";
 
 const WARNING = /WITHOUT its sandbox/;
 

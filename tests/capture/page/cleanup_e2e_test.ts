@@ -3,11 +3,11 @@
  * and consent platforms, and the filter list served by the test itself (never the public one).
  */
 import assert from "node:assert/strict";
-import { createTestApp } from "../../helpers/app.ts";
-import { pngOf } from "../../helpers/capture_app.ts";
-import { decodePng, servePages } from "../../helpers/capture_fixtures.ts";
-import { assertEnvelope } from "../../helpers/envelope.ts";
-import { optionRoutes } from "../../helpers/option_pages.ts";
+import { createTestApp } from "../../../testing/app.ts";
+import { pngOf } from "../../../testing/capture_app.ts";
+import { decodePng, servePages } from "../../../testing/capture_fixtures.ts";
+import { assertEnvelope } from "../../../testing/envelope.ts";
+import { optionRoutes } from "../../../testing/option_pages.ts";
 
 const RED = [255, 0, 0];
 const WHITE = [255, 255, 255];

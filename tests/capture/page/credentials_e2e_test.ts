@@ -4,7 +4,7 @@
  * port) never does, not even through a redirect; no log line holds a value; nothing is cached.
  */
 import assert from "node:assert/strict";
-import { createTestApp } from "../../helpers/app.ts";
+import { createTestApp } from "../../../testing/app.ts";
 
 const SECRET_COOKIE = "cookie-secret-7f3a";
 const SECRET_TOKEN = "token-secret-91bc";

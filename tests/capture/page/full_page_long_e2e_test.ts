@@ -7,11 +7,11 @@
 import assert from "node:assert/strict";
 import { readImageInfo, sniffKind } from "../../../lib/codecs/image_info.ts";
 import { loadSharp } from "../../../lib/codecs/sharp.ts";
-import { servePages } from "../../helpers/capture_fixtures.ts";
-import { assertBands, type BandLayout, bandRows, runsOf } from "../../helpers/band_checks.ts";
-import { samplePng } from "../../helpers/png_rows.ts";
-import { BACKENDS, shapeHarness } from "../../helpers/shape_harness.ts";
-import { bandColor, HEADER, LONG, LONG_PAGES, shapeRoutes } from "../../fixtures/page_shapes.ts";
+import { servePages } from "../../../testing/capture_fixtures.ts";
+import { assertBands, type BandLayout, bandRows, runsOf } from "../../../testing/band_checks.ts";
+import { samplePng } from "../../../testing/png_rows.ts";
+import { BACKENDS, shapeHarness } from "../../../testing/shape_harness.ts";
+import { bandColor, HEADER, LONG, LONG_PAGES, shapeRoutes } from "../../../testing/page_shapes.ts";
 
 // The tallest image side a full page may have, in device px, and the most pixels in all.
 const MAX_SIDE = 32_767;

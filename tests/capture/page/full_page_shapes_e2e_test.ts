@@ -1,15 +1,15 @@
 /**
- * Full pages of the page shapes people capture (tests/fixtures/page_shapes.ts), on both capture
+ * Full pages of the page shapes people capture (testing/page_shapes.ts), on both capture
  * backends, judged by decoded pixels band by band: fixed and sticky headers once at the top, an
  * app shell's scrolling `<main>` unrolled with its lazy images loaded, chat logs that start at
  * the bottom shown whole and in order, a docs layout and a page where the document and a box
  * both scroll shown as the document.
  */
 import assert from "node:assert/strict";
-import { servePages } from "../../helpers/capture_fixtures.ts";
-import { assertBands, type BandLayout, bandRows, runsOf } from "../../helpers/band_checks.ts";
-import { samplePng } from "../../helpers/png_rows.ts";
-import { BACKENDS, shapeHarness } from "../../helpers/shape_harness.ts";
+import { servePages } from "../../../testing/capture_fixtures.ts";
+import { assertBands, type BandLayout, bandRows, runsOf } from "../../../testing/band_checks.ts";
+import { samplePng } from "../../../testing/png_rows.ts";
+import { BACKENDS, shapeHarness } from "../../../testing/shape_harness.ts";
 import {
   APP_SHELL,
   bandColor,
@@ -21,7 +21,7 @@ import {
   OBSERVED,
   SHAPE,
   shapeRoutes,
-} from "../../fixtures/page_shapes.ts";
+} from "../../../testing/page_shapes.ts";
 
 const WIDTH = 1920;
 const VIEWPORT_HEIGHT = 1080;

@@ -4,7 +4,7 @@ import { Buffer } from "node:buffer";
 import { iconDataUrl, iconKind, MAX_ICON_BYTES } from "../../../lib/capture/page/icon_bytes.ts";
 import { readFavicon } from "../../../lib/capture/page/favicon.ts";
 import type { Page } from "puppeteer-core";
-import { icoImages, icoOf, noisePng, solidPng } from "../../helpers/icons.ts";
+import { icoImages, icoOf, noisePng, solidPng } from "../../../testing/icons.ts";
 
 const text = (value: string) => new TextEncoder().encode(value);
 const bytesOf = (dataUrl: string) => Buffer.from(dataUrl.split(",")[1], "base64");

@@ -3,10 +3,10 @@
  * pages, and the pixels of what comes back. One app (one browser) for the whole file.
  */
 import assert from "node:assert/strict";
-import { servePages } from "../../helpers/capture_fixtures.ts";
-import { captureHarness } from "../../helpers/capture_harness.ts";
-import { assertEnvelope } from "../../helpers/envelope.ts";
-import { optionRoutes } from "../../helpers/option_pages.ts";
+import { servePages } from "../../../testing/capture_fixtures.ts";
+import { captureHarness } from "../../../testing/capture_harness.ts";
+import { assertEnvelope } from "../../../testing/envelope.ts";
+import { optionRoutes } from "../../../testing/option_pages.ts";
 
 const RED = [255, 0, 0];
 const GREEN = [0, 255, 0];

@@ -3,10 +3,10 @@
  * loopback pages, and the pixels and reports that come back. One app for the whole file.
  */
 import assert from "node:assert/strict";
-import { servePages } from "../../helpers/capture_fixtures.ts";
-import { captureHarness } from "../../helpers/capture_harness.ts";
-import { assertEnvelope } from "../../helpers/envelope.ts";
-import { nextOptionRoutes, type Reports } from "../../helpers/option_next_pages.ts";
+import { servePages } from "../../../testing/capture_fixtures.ts";
+import { captureHarness } from "../../../testing/capture_harness.ts";
+import { assertEnvelope } from "../../../testing/envelope.ts";
+import { nextOptionRoutes, type Reports } from "../../../testing/option_next_pages.ts";
 
 const RED = [255, 0, 0];
 const GREEN = [0, 255, 0];

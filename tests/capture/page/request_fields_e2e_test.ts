@@ -4,10 +4,10 @@
  * the page's metadata, and an html document. One app (one Chromium) for the whole file.
  */
 import assert from "node:assert/strict";
-import { servePages } from "../../helpers/capture_fixtures.ts";
-import { captureHarness } from "../../helpers/capture_harness.ts";
-import { ICONS, requestFieldRoutes } from "../../helpers/request_field_pages.ts";
-import { icoImages } from "../../helpers/icons.ts";
+import { servePages } from "../../../testing/capture_fixtures.ts";
+import { captureHarness } from "../../../testing/capture_harness.ts";
+import { ICONS, requestFieldRoutes } from "../../../testing/request_field_pages.ts";
+import { icoImages } from "../../../testing/icons.ts";
 import { Buffer } from "node:buffer";
 import { loadSharp } from "../../../lib/codecs/sharp.ts";
 import { ApiError } from "../../../lib/errors.ts";

@@ -1,13 +1,13 @@
 /**
  * Settled captures on the local backend: the settle corpus (real, unmodified front-end
  * libraries on loopback pages) through one local capturer and one page server for the file,
- * judged by the decoded pixels of each region (see tests/helpers/settle_steps.ts).
+ * judged by the decoded pixels of each region (see testing/settle_steps.ts).
  */
 import { CHROMIUM_LOCAL, createChromiumCapturer } from "../../../lib/capture/local/capturer.ts";
 import { createMemoryLogger } from "../../../lib/log.ts";
-import { serveCorpus } from "../../fixtures/settle/server.ts";
-import { STRESS_PAGES } from "../../fixtures/settle/stress_pages.ts";
-import { corpusSteps, limitSteps } from "../../helpers/settle_steps.ts";
+import { serveCorpus } from "../../../testing/settle/server.ts";
+import { STRESS_PAGES } from "../../../testing/settle/stress_pages.ts";
+import { corpusSteps, limitSteps } from "../../../testing/settle_steps.ts";
 
 Deno.test("local captures are settled: every corpus region right, limits held", async (t) => {
   await using server = serveCorpus(STRESS_PAGES);

@@ -2,9 +2,9 @@
 import assert from "node:assert/strict";
 import { createRemoteCapturer } from "../../../lib/capture/remote/capturer.ts";
 import { createMemoryLogger } from "../../../lib/log.ts";
-import { decodePng, schemePage, servePages } from "../../helpers/capture_fixtures.ts";
-import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
-import { publicOnLoopback } from "../../helpers/fleet_proxy.ts";
+import { decodePng, schemePage, servePages } from "../../../testing/capture_fixtures.ts";
+import { startRemoteChromium } from "../../../testing/remote_chromium.ts";
+import { publicOnLoopback } from "../../../testing/fleet_proxy.ts";
 
 const BUDGET = 1024 * 1024;
 

@@ -15,11 +15,11 @@ import {
   PROBE_ALL_BLOCKED,
   probeSite,
   servePages,
-} from "../../helpers/capture_fixtures.ts";
-import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
-import { eventually } from "../../helpers/wait.ts";
-import { PUBLIC_IP, publicOnLoopback } from "../../helpers/fleet_proxy.ts";
-import { iconRoutes } from "../../helpers/icons.ts";
+} from "../../../testing/capture_fixtures.ts";
+import { startRemoteChromium } from "../../../testing/remote_chromium.ts";
+import { eventually } from "../../../testing/wait.ts";
+import { PUBLIC_IP, publicOnLoopback } from "../../../testing/fleet_proxy.ts";
+import { iconRoutes } from "../../../testing/icons.ts";
 
 const job = (url: string, overrides: Partial<CaptureJob> = {}): CaptureJob => ({
   url,

@@ -15,9 +15,9 @@ import {
   servePages,
   WEBRTC_LOCKED_DOWN,
   webrtcProbe,
-} from "../../helpers/capture_fixtures.ts";
-import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
-import { publicOnLoopback } from "../../helpers/fleet_proxy.ts";
+} from "../../../testing/capture_fixtures.ts";
+import { startRemoteChromium } from "../../../testing/remote_chromium.ts";
+import { publicOnLoopback } from "../../../testing/fleet_proxy.ts";
 
 const PUBLIC_IP = "93.184.215.14";
 

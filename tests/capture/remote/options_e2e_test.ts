@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import type { CaptureOptions } from "../../../lib/capture/request/options.ts";
-import { decodePng, servePages } from "../../helpers/capture_fixtures.ts";
-import { optionRoutes } from "../../helpers/option_pages.ts";
-import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
-import { remoteShooter, remoteWithFilters } from "../../helpers/remote_filters.ts";
+import { decodePng, servePages } from "../../../testing/capture_fixtures.ts";
+import { optionRoutes } from "../../../testing/option_pages.ts";
+import { startRemoteChromium } from "../../../testing/remote_chromium.ts";
+import { remoteShooter, remoteWithFilters } from "../../../testing/remote_filters.ts";
 
 const RED = [255, 0, 0];
 const GREEN = [0, 255, 0];

@@ -5,10 +5,10 @@
  */
 import assert from "node:assert/strict";
 import type { CaptureJob } from "../../../lib/capture/types.ts";
-import { decodePng, servePages } from "../../helpers/capture_fixtures.ts";
-import { nextOptionRoutes, type Reports } from "../../helpers/option_next_pages.ts";
-import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
-import { remoteShooter, remoteWithFilters } from "../../helpers/remote_filters.ts";
+import { decodePng, servePages } from "../../../testing/capture_fixtures.ts";
+import { nextOptionRoutes, type Reports } from "../../../testing/option_next_pages.ts";
+import { startRemoteChromium } from "../../../testing/remote_chromium.ts";
+import { remoteShooter, remoteWithFilters } from "../../../testing/remote_filters.ts";
 
 const GREEN = [0, 255, 0];
 const WHITE = [255, 255, 255];

@@ -8,10 +8,10 @@ import assert from "node:assert/strict";
 import { createRemoteCapturer } from "../../../lib/capture/remote/capturer.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { createMemoryLogger } from "../../../lib/log.ts";
-import { decodePng, schemePage, servePages } from "../../helpers/capture_fixtures.ts";
-import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
-import { loopbackFleetProxy, PUBLIC_IP } from "../../helpers/fleet_proxy.ts";
-import { iconRoutes } from "../../helpers/icons.ts";
+import { decodePng, schemePage, servePages } from "../../../testing/capture_fixtures.ts";
+import { startRemoteChromium } from "../../../testing/remote_chromium.ts";
+import { loopbackFleetProxy, PUBLIC_IP } from "../../../testing/fleet_proxy.ts";
+import { iconRoutes } from "../../../testing/icons.ts";
 
 /** Every way out a page has, aimed at the private server; the page loads fully either way. */
 function escapes(secret: number): string {

@@ -4,11 +4,11 @@
  * no URL for the guard to check up front.
  */
 import assert from "node:assert/strict";
-import { servePages } from "../../helpers/capture_fixtures.ts";
-import { ICONS, requestFieldRoutes } from "../../helpers/request_field_pages.ts";
+import { servePages } from "../../../testing/capture_fixtures.ts";
+import { ICONS, requestFieldRoutes } from "../../../testing/request_field_pages.ts";
 import { Buffer } from "node:buffer";
-import { startRemoteChromium } from "../../fixtures/remote_chromium.ts";
-import { remoteShooter, remoteWithFilters } from "../../helpers/remote_filters.ts";
+import { startRemoteChromium } from "../../../testing/remote_chromium.ts";
+import { remoteShooter, remoteWithFilters } from "../../../testing/remote_filters.ts";
 
 Deno.test("remote captures honour format, emulation, blocking, metadata and html", async (t) => {
   await using remote = await startRemoteChromium();

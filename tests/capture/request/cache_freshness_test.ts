@@ -6,11 +6,11 @@ import assert from "node:assert/strict";
 import { createKvStore } from "../../../lib/store/deno_kv.ts";
 import { METRICS } from "../../../lib/telemetry/metrics.ts";
 import type { Store } from "../../../lib/store/store.ts";
-import { manualClock } from "../../helpers/app.ts";
-import { createCaptureApp } from "../../helpers/capture_app.ts";
-import { assertEnvelope } from "../../helpers/envelope.ts";
-import { sampleValue } from "../../helpers/prometheus.ts";
-import { eventually } from "../../helpers/wait.ts";
+import { manualClock } from "../../../testing/app.ts";
+import { createCaptureApp } from "../../../testing/capture_app.ts";
+import { assertEnvelope } from "../../../testing/envelope.ts";
+import { sampleValue } from "../../../testing/prometheus.ts";
+import { eventually } from "../../../testing/wait.ts";
 
 const URL_A = "https://example.com/a";
 

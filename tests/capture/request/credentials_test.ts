@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { MAX_COOKIE_BYTES, MAX_HEADERS } from "../../../lib/capture/request/credentials.ts";
-import { createCaptureApp } from "../../helpers/capture_app.ts";
-import { assertEnvelope } from "../../helpers/envelope.ts";
+import { createCaptureApp } from "../../../testing/capture_app.ts";
+import { assertEnvelope } from "../../../testing/envelope.ts";
 
 const URL_A = "https://example.com/a";
 const SECRET = "s3cret-value-4411";

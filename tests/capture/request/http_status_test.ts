@@ -3,9 +3,9 @@
  * response, the 502 for an error page, and that a refused error page is never cached.
  */
 import assert from "node:assert/strict";
-import { createCaptureApp } from "../../helpers/capture_app.ts";
-import { assertEnvelope } from "../../helpers/envelope.ts";
-import { solidCapturer } from "../../helpers/solid_capturer.ts";
+import { createCaptureApp } from "../../../testing/capture_app.ts";
+import { assertEnvelope } from "../../../testing/envelope.ts";
+import { solidCapturer } from "../../../testing/solid_capturer.ts";
 
 const URL_A = "https://example.com/a";
 

@@ -4,11 +4,11 @@
  * are canonical; a URL purge removes every option variant).
  */
 import assert from "node:assert/strict";
-import { captureKey, captureUrlKey } from "../../../lib/capture/cache.ts";
+import { captureKey, captureUrlKey } from "../../../lib/capture/service/cache.ts";
 import { canonicalOptions, optionsDigest } from "../../../lib/capture/request/options.ts";
 import type { CaptureJob } from "../../../lib/capture/types.ts";
-import { createCaptureApp } from "../../helpers/capture_app.ts";
-import { assertEnvelope } from "../../helpers/envelope.ts";
+import { createCaptureApp } from "../../../testing/capture_app.ts";
+import { assertEnvelope } from "../../../testing/envelope.ts";
 
 const URL_A = "https://example.com/a";
 const TOKEN = "an-admin-token-of-at-least-32-chars!";

@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { MAX_STYLES_BYTES, optionsDigest } from "../../../lib/capture/request/options.ts";
-import { createCaptureApp } from "../../helpers/capture_app.ts";
-import { assertEnvelope } from "../../helpers/envelope.ts";
+import { createCaptureApp } from "../../../testing/capture_app.ts";
+import { assertEnvelope } from "../../../testing/envelope.ts";
 
 const URL_A = "https://example.com/a";
 

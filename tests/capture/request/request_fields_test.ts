@@ -6,12 +6,12 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { captureKey, captureUrlKey } from "../../../lib/capture/cache.ts";
+import { captureKey, captureUrlKey } from "../../../lib/capture/service/cache.ts";
 import { matchesPattern } from "../../../lib/capture/request/blocking.ts";
 import type { ErrorCode } from "../../../lib/errors.ts";
 import { sha256Hex } from "../../../lib/hash.ts";
-import { createCaptureApp } from "../../helpers/capture_app.ts";
-import { assertEnvelope } from "../../helpers/envelope.ts";
+import { createCaptureApp } from "../../../testing/capture_app.ts";
+import { assertEnvelope } from "../../../testing/envelope.ts";
 
 const URL_A = "https://example.com/a";
 

@@ -3,11 +3,11 @@
  * the cache key (a default size keeps the plain key), and the 400s for bad values.
  */
 import assert from "node:assert/strict";
-import { captureKey, captureUrlKey } from "../../../lib/capture/cache.ts";
+import { captureKey, captureUrlKey } from "../../../lib/capture/service/cache.ts";
 import { DEVICE_NAMES } from "../../../lib/capture/request/devices.ts";
 import { resolveViewport, viewportOf } from "../../../lib/capture/request/viewport.ts";
-import { createCaptureApp } from "../../helpers/capture_app.ts";
-import { assertEnvelope } from "../../helpers/envelope.ts";
+import { createCaptureApp } from "../../../testing/capture_app.ts";
+import { assertEnvelope } from "../../../testing/envelope.ts";
 
 const URL_A = "https://example.com/a";
 

@@ -5,7 +5,7 @@
  * attacker page per vector and prints, as its last stdout line, the contacts each vector caused.
  * Nothing here can send a packet outside the namespace: it has no link to the outside at all.
  */
-import { startService } from "../../helpers/service_process.ts";
+import { startService } from "../../../testing/service_process.ts";
 import {
   ATTACKER,
   FORBIDDEN_V4,
