@@ -75,7 +75,8 @@ const captureRoute = createRoute({
     ...errorResponses({
       400: {
         when: "Malformed body, neither or both of url and html, a URL that may not be " +
-          "captured, a bad option, or an Accept naming only image types other than `format`.",
+          "captured, a bad option, two options that contradict each other (the message names " +
+          "both), or an Accept naming only image types other than `format`.",
         codes: ["invalid_request", "invalid_url", "unsupported_value"],
       },
       405: { when: "Any method but POST.", codes: ["method_not_allowed"] },
@@ -142,7 +143,7 @@ export function createScreenshotRouter() {
       // Before anything is rendered: an Accept the capture could not satisfy is the caller's.
       const answer = chooseAnswer(c.req.header("Accept"), fields.format);
       const plan = planCapture(
-        { ...fields, format: answer.format },
+        { ...fields, html, format: answer.format },
         { cacheTtlSeconds: config.CACHE_TTL_SECONDS },
       );
       const { deviceType, colorScheme, options, credentials } = plan;
