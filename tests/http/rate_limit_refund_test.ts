@@ -57,8 +57,10 @@ async function refusedCapturesLeaveTheAllowance(store?: Store) {
       const body = await assertEnvelope(t.app, res, 503, "upstream_unavailable");
       assert.match(String(body.hint), /queue is full/);
     }
-    // Refused at once: nothing was rendered for the client.
+    // Refused at once: nothing was rendered for the client; each refund is in the access log.
     assert.equal(t.capture.jobs.length, 1);
+    const refunded = t.log.lines.filter((line) => line.rateLimitRefunded === true);
+    assert.equal(refunded.length, 20);
     await t.free();
     const next = await t.shoot({ url: "https://example.com/next" }, from(CLIENT));
     assert.equal(next.status, 200);
@@ -112,7 +114,9 @@ Deno.test("a capture that got a render slot counts, even when it fails", async (
     await assertEnvelope(t.app, failed, 500, "upstream_failed");
     t.capture.failWith = null;
     const limited = await t.shoot({ url: "https://example.com/c" }, from(CLIENT));
-    await assertEnvelope(t.app, limited, 429, "rate_limited");
+    const body = await assertEnvelope(t.app, limited, 429, "rate_limited");
+    assert.match(String(body.hint), /503 by a full capture queue, is not counted/);
+    assert.equal(t.log.lines.filter((line) => line.rateLimitRefunded).length, 0);
   } finally {
     await t.close();
   }
