@@ -5,6 +5,7 @@ import {
   hasOptions,
   parseTargetUrl,
   planCapture,
+  refusedBeforeWork,
   requireAnnoyances,
   requireEngine,
   SCREENSHOT_BODY_LIMIT,
@@ -12,7 +13,7 @@ import {
 } from "../lib/capture/mod.ts";
 import { ApiError, invalidRequest, invalidUrl } from "../lib/errors.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
-import { enforceCaptureRateLimit } from "../lib/http/rate_limit.ts";
+import { type CaptureCharge, enforceCaptureRateLimit } from "../lib/http/rate_limit.ts";
 import {
   createRouter,
   mountMethodProbe,
@@ -54,7 +55,8 @@ const captureRoute = createRoute({
     "scheme and the options that differ from their defaults; `forceRefresh` renders anew and " +
     "replaces the entry, `maxAge` sets how old a cached capture may be (`age` says how old it " +
     "is). A capture with `cookies` or `headers` is never cached. Limited per client IP over a " +
-    "sliding 60 s window (cache hits count).",
+    "sliding 60 s window: cache hits count; a request refused by validation (400) or by a full " +
+    "capture queue (503, before any work) does not.",
   request: {
     body: {
       required: true,
@@ -75,7 +77,8 @@ const captureRoute = createRoute({
     ...errorResponses({
       400: {
         when: "Malformed body, neither or both of url and html, a URL that may not be " +
-          "captured, a bad option, or an Accept naming only image types other than `format`.",
+          "captured, a bad option, two options that contradict each other (the message names " +
+          "both), or an Accept naming only image types other than `format`.",
         codes: ["invalid_request", "invalid_url", "unsupported_value"],
       },
       405: { when: "Any method but POST.", codes: ["method_not_allowed"] },
@@ -94,8 +97,9 @@ const captureRoute = createRoute({
         codes: ["upstream_failed"],
       },
       503: {
-        when: "No capture backend can run, the capture queue is full (see Retry-After), or " +
-          "blockAds or hideAnnoyances was asked for while its filter lists are not loaded.",
+        when: "No capture backend can run, the capture queue is full (see Retry-After; such a " +
+          "refusal does not count against the per-IP limit), or blockAds or hideAnnoyances " +
+          "was asked for while its filter lists are not loaded.",
         codes: ["upstream_unavailable"],
       },
     }),
@@ -142,12 +146,13 @@ export function createScreenshotRouter() {
       // Before anything is rendered: an Accept the capture could not satisfy is the caller's.
       const answer = chooseAnswer(c.req.header("Accept"), fields.format);
       const plan = planCapture(
-        { ...fields, format: answer.format },
+        { ...fields, html, format: answer.format },
         { cacheTtlSeconds: config.CACHE_TTL_SECONDS },
       );
       const { deviceType, colorScheme, options, credentials } = plan;
       let outcome;
       let url: string;
+      let charge: CaptureCharge | undefined;
       try {
         url = targetOf({ url: sentUrl, html }, config.ALLOW_PRIVATE_NETWORK);
         // An html document is written into the page, never requested: nothing to block.
@@ -157,7 +162,7 @@ export function createScreenshotRouter() {
         if (body.blockAds) requireEngine(adFilters);
         if (body.hideAnnoyances) requireAnnoyances(adFilters);
         // After validation, so refused requests do not use up the client's quota.
-        await enforceCaptureRateLimit(c);
+        charge = await enforceCaptureRateLimit(c);
         const job = {
           url,
           ...(html !== undefined ? { html } : {}),
@@ -184,6 +189,8 @@ export function createScreenshotRouter() {
       } catch (error) {
         // Why a target was refused is the operator's to know, not the caller's.
         if (error instanceof ApiError) Object.assign(c.var.logFields, error.logDetail);
+        // A capture the render queue would not take did no work: it costs the client nothing.
+        if (refusedBeforeWork(error)) await charge?.refund();
         throw error;
       }
       const cache = outcome.cached ? "hit" : "miss";

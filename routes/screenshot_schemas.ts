@@ -54,7 +54,8 @@ export const ScreenshotRequestSchema = z.object({
       "page at `url`: an invoice, a social card, an email. What it references loads through " +
       "the same network boundary as any page (a private address is refused alike); relative " +
       "references have no base unless the document sets `<base href>`. Cached by the hash of " +
-      "the document and the options; the response's `url` is `about:blank`.",
+      "the document and the options; the response's `url` is `about:blank`. Not with " +
+      "failOnHttpError, cookies or headers (400: a document has no status and no origin).",
     example: "<h1 style='font: 64px sans-serif'>Invoice #42</h1>",
   }),
   deviceType: z.enum(DEVICE_TYPES).default("desktop").openapi({
@@ -83,20 +84,22 @@ export const ScreenshotRequestSchema = z.object({
     example: "iphone-15",
   }),
   forceRefresh: z.boolean().default(false).openapi({
-    description: "true bypasses the cached capture and replaces it with a new render.",
+    description: "true bypasses the cached capture and replaces it with a new render. Not " +
+      "with a maxAge above 0 or staleWhileRevalidate (400: they would serve the cache).",
     example: false,
   }),
   maxAge: z.int().min(0).optional().openapi({
     description: "Seconds: serve a cached capture only if it is at most this old, else render " +
       "anew (and replace the entry). 0 is forceRefresh. At most the service's cache lifetime " +
       "(CACHE_TTL_SECONDS, 172800 by default); more is a 400. The response's `age` says how " +
-      "old the image is.",
+      "old the image is. Not with forceRefresh (400) unless 0.",
     example: 3600,
   }),
   staleWhileRevalidate: z.boolean().default(false).openapi({
     description: "With maxAge: a cached capture older than maxAge is served at once (with " +
       "`stale: true`) and refreshed in the background for the next request: one refresh per " +
-      "capture at a time, and only while no capture waits for a render slot.",
+      "capture at a time, and only while no capture waits for a render slot. Not with " +
+      "forceRefresh (400).",
     example: false,
   }),
   fullPage: z.boolean().default(false).openapi({
@@ -110,7 +113,8 @@ export const ScreenshotRequestSchema = z.object({
       "is shown unrolled to its whole height. With `settle: false` the page is scrolled " +
       "through once for lazy content and drawn as it is. A page taller than " +
       `${MAX_CAPTURE_SIDE} image pixels (at \`scale\`), or than ${MAX_CAPTURE_PIXELS} image ` +
-      "pixels in all, is cut there and the response says `truncated: true`.",
+      "pixels in all, is cut there and the response says `truncated: true`. Not with selector " +
+      "or clip (400): they shoot their own area, past the viewport too.",
     example: false,
   }),
   scale: z.number().pipe(z.literal(SCALES)).default(1).openapi({
@@ -122,7 +126,8 @@ export const ScreenshotRequestSchema = z.object({
   }),
   selector: z.string().min(1).max(MAX_SELECTOR_LENGTH).optional().openapi({
     description: "CSS selector: capture only the first matching element's box (at `scale`). " +
-      "No match once the page is ready, or not valid CSS: 400 `invalid_request`.",
+      "No match once the page is ready, or not valid CSS: 400 `invalid_request`. Not with clip " +
+      "or fullPage (400): the element's whole box is shot, past the viewport too.",
     example: "main",
   }),
   hideSelectors: z.array(z.string().min(1).max(MAX_SELECTOR_LENGTH)).max(MAX_HIDE_SELECTORS)
@@ -156,7 +161,7 @@ export const ScreenshotRequestSchema = z.object({
   transparent: z.boolean().default(false).openapi({
     description: "true leaves out the browser's white default background: the PNG has an " +
       "alpha channel, transparent wherever the page paints no background of its own. With " +
-      "`selector`, an element on a transparent background.",
+      "`selector`, an element on a transparent background. Not with format jpeg (400).",
     example: false,
   }),
   blockAds: z.boolean().default(false).openapi({
@@ -196,7 +201,8 @@ export const ScreenshotRequestSchema = z.object({
       "(scheme, host and port) only, after the cookies the site sets itself; never to other " +
       "origins (third-party subresources, other ports of the host, redirects elsewhere), and " +
       "not visible to the page's scripts. A capture with cookies or headers is never read " +
-      "from or written to the cache, and their values are never logged.",
+      "from or written to the cache, and their values are never logged. Not with html (400: a " +
+      "document has no origin to send them to).",
     example: [{ name: "session", value: "abc123" }],
   }),
   headers: z.record(z.string(), z.string()).optional().openapi({
@@ -204,14 +210,15 @@ export const ScreenshotRequestSchema = z.object({
       "sent, like cookies, on requests to the target's own origin only. Headers the browser " +
       "or the connection controls are refused with a 400 naming them: Host, Cookie (use " +
       "`cookies`), Content-Length, Connection and the other hop-by-hop headers, Origin, " +
-      "Referer, User-Agent (use `userAgent` or `device`), Proxy-* and Sec-*.",
+      "Referer, User-Agent (use `userAgent` or `device`), Proxy-* and Sec-*. Accept-Language " +
+      "is refused with locale (400: send locale alone). Not with html (400: no origin).",
     example: { Authorization: "Bearer eyJhbGciOi..." },
   }),
   failOnHttpError: z.boolean().default(false).openapi({
     description: "true answers 502 `upstream_failed` (the status in its hint) instead of an " +
       "image when the page's main document ends with a 4xx or 5xx status; such a render is not " +
       "cached. Also applies to a cached capture of an error page. It does not change the " +
-      "render, so it is not part of the cache key.",
+      "render, so it is not part of the cache key. Not with html (400: a document has no status).",
     example: false,
   }),
   settle: z.boolean().default(true).openapi({
@@ -232,11 +239,13 @@ export const ScreenshotRequestSchema = z.object({
     default: "png",
     description: "Image format of `screenshot` (and of the raw bytes answer): png (lossless, " +
       "the default), jpeg or webp, encoded by Chromium itself. Left out, an Accept naming " +
-      "image/jpeg or image/webp picks it. A jpeg cannot be transparent (400: use png or webp).",
+      "image/jpeg or image/webp picks it. A jpeg cannot be transparent (400: use png or webp), " +
+      "and quality is refused with png (400).",
     example: "jpeg",
   }),
   quality: z.int().min(1).max(100).optional().openapi({
-    description: "1 to 100, for jpeg and webp only (default 80); with png a 400.",
+    description: "1 to 100, for jpeg and webp only (default 80); with format png (the " +
+      "default) a 400.",
     example: 80,
   }),
   userAgent: z.string().min(1).max(MAX_USER_AGENT_LENGTH).regex(/^[\x20-\x7e]+$/, {
@@ -249,7 +258,8 @@ export const ScreenshotRequestSchema = z.object({
   }),
   locale: z.string().min(1).max(64).optional().openapi({
     description: "BCP 47 language tag: sets navigator.language, the Accept-Language header " +
-      "and the default locale of Intl (dates, numbers). Not a language tag: 400.",
+      "and the default locale of Intl (dates, numbers). Not a language tag: 400. Not with an " +
+      "Accept-Language in headers (400).",
     example: "de-DE",
   }),
   timezone: z.string().min(1).max(64).optional().openapi({
@@ -292,7 +302,7 @@ export const ScreenshotRequestSchema = z.object({
     description: "A rectangle of the document in CSS px (from its top left corner, once the " +
       "page settled) to shoot instead of the viewport, at `scale`. The part outside the " +
       "document is cut off, and so is what passes the size cap of fullPage; the response then " +
-      "says `truncated: true`. Not with selector (400).",
+      "says `truncated: true`. Not with selector or fullPage (400).",
     example: { x: 0, y: 0, width: 1200, height: 630 },
   }),
 }).openapi("ScreenshotRequest", {

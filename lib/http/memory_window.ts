@@ -10,6 +10,8 @@ export interface MemoryWindow {
   hit(key: string, limit: number, now: number): WindowVerdict;
   /** The verdict a hit would get, without counting one. */
   peek(key: string, limit: number, now: number): WindowVerdict;
+  /** Takes back one hit counted at `at` (or later), if it is still in the window. */
+  refund(key: string, at: number, now: number): void;
 }
 
 /** Windows of `windowMs`; at most `maxKeys` keys are tracked. */
@@ -37,7 +39,19 @@ export function createMemoryWindow(windowMs: number, maxKeys = DEFAULT_MAX_KEYS)
         hits.set(key, recent);
         if (hits.size > maxKeys) hits.delete(hits.keys().next().value!);
       }
-      return verdict(recent, limit, now, allowed);
+      return {
+        ...verdict(recent, limit, now, allowed),
+        ...(allowed ? { hit: { at: now, id: "" } } : {}),
+      };
+    },
+    refund(key, at, now) {
+      // Gone from the window: the later hits are others'.
+      if (at <= now - windowMs) return;
+      const recent = current(key, now);
+      const index = recent.findIndex((time) => time >= at);
+      if (index === -1) return;
+      recent.splice(index, 1);
+      if (recent.length === 0) hits.delete(key);
     },
     peek(key, limit, now) {
       const recent = current(key, now);

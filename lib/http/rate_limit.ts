@@ -72,6 +72,37 @@ export async function hitRateLimit(check: RateLimitCheck): Promise<RateVerdict> 
   }
 }
 
+/** What `refundRateLimit` needs: the check that counted the hit, and its verdict. */
+export interface RateRefund {
+  check: RateLimitCheck;
+  counted: RateVerdict;
+}
+
+/**
+ * Takes back the hit of `counted` where it was counted (the store, or this instance's memory);
+ * a hit that was refused takes nothing back. A store that fails or is slow keeps the hit
+ * (logged): a refund never fails the request, and never lets it count twice less.
+ */
+export async function refundRateLimit(refund: RateRefund): Promise<void> {
+  const { check, counted } = refund;
+  const { store, log, bucket } = check;
+  const hit = counted.verdict.hit;
+  if (!hit) return;
+  if (counted.source === "memory") {
+    (check.fallback ?? fallbackWindowOf(store)).refund(bucket, hit.at, check.now);
+    return;
+  }
+  try {
+    await withTimeout(
+      store.refundWindow(["rate", "capture", bucket], hit, RATE_WINDOW_MS),
+      check.timeoutMs ?? RATE_STORE_TIMEOUT_MS,
+      "rate-limit store",
+    );
+  } catch (error) {
+    log.warn("rate limiter store failed; the refused capture stays counted", { bucket, error });
+  }
+}
+
 /** X-RateLimit-* (the documented headers, reset in epoch ms) and the IETF RateLimit-Policy / RateLimit fields. */
 export function rateLimitHeaders(verdict: WindowVerdict, now: number): Record<string, string> {
   const seconds = Math.max(0, Math.ceil((verdict.resetAt - now) / 1000));
@@ -89,27 +120,30 @@ export function rateLimitedError(verdict: WindowVerdict, now: number): ApiError 
   const retryAfter = secondsUntil(verdict.resetAt, now);
   return rateLimited("Too many captures from this IP address.", {
     hint: `Wait ${retryAfter} seconds before retrying: the limit is ${verdict.limit} requests ` +
-      "per minute per IP.",
+      "per minute per IP (a request refused with 400, or with 503 by a full capture queue, is " +
+      "not counted).",
     extra: { retryAfter },
     headers: { ...rateLimitHeaders(verdict, now), "Retry-After": String(retryAfter) },
   });
 }
 
+/** A capture counted against its client's limit, which can be given back once. */
+export interface CaptureCharge {
+  /** Gives the hit back (a capture refused before any work); a second call does nothing. */
+  refund(): Promise<void>;
+}
+
 /**
  * The per-IP capture limit for this request (call it after validation, so refused requests do
  * not count): sets the rate-limit headers, or throws the 429. While the store fails, the limit
- * is enforced per instance from memory.
+ * is enforced per instance from memory. The charge it returns gives the hit back.
  */
-export async function enforceCaptureRateLimit(c: Context<AppEnv>): Promise<void> {
+export async function enforceCaptureRateLimit(c: Context<AppEnv>): Promise<CaptureCharge> {
   const { store, log, clock, config } = c.var.deps;
   const bucket = rateLimitBucket(clientIpOf(c));
-  const { verdict, source } = await hitRateLimit({
-    store,
-    log,
-    bucket,
-    limit: config.RATE_LIMIT_PER_MINUTE,
-    now: clock.now(),
-  });
+  const check = { store, log, bucket, limit: config.RATE_LIMIT_PER_MINUTE, now: clock.now() };
+  const counted = await hitRateLimit(check);
+  const { verdict, source } = counted;
   if (source === "memory") c.var.logFields.rateLimit = "in-memory";
   const now = clock.now();
   if (!verdict.allowed) {
@@ -117,4 +151,13 @@ export async function enforceCaptureRateLimit(c: Context<AppEnv>): Promise<void>
     throw rateLimitedError(verdict, now);
   }
   for (const [name, value] of Object.entries(rateLimitHeaders(verdict, now))) c.header(name, value);
+  let refunded = false;
+  return {
+    async refund() {
+      if (refunded) return;
+      refunded = true;
+      c.var.logFields.rateLimitRefunded = true;
+      await refundRateLimit({ check: { ...check, now: clock.now() }, counted });
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import { readCapped } from "../bytes.ts";
 import type { BlobHead, Store, StoredBlob, StoreKey } from "./store.ts";
 import type { Clock } from "../clock.ts";
-import { createKvWindow } from "./kv_window.ts";
+import { createKvWindow, refundKvWindow } from "./kv_window.ts";
 
 // KV values are capped at 64 KiB; leave room for the key and encoding overhead.
 const CHUNK_BYTES = 60_000;
@@ -107,6 +107,8 @@ export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
     },
 
     hitWindow: createKvWindow(kv, clock),
+
+    refundWindow: (key, hit, windowMs) => refundKvWindow(kv, { key, hit, windowMs, clock }),
 
     close() {
       kv.close();

@@ -29,6 +29,8 @@ export function instrumentStore(store: Store): Store {
     deleteBlobs: (prefix) => timed("delete_blobs", () => store.deleteBlobs(prefix)),
     hitWindow: (key, limit, windowMs) =>
       timed("hit_window", () => store.hitWindow(key, limit, windowMs)),
+    refundWindow: (key, hit, windowMs) =>
+      timed("refund_window", () => store.refundWindow(key, hit, windowMs)),
     close: () => store.close(),
   };
 }

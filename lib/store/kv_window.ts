@@ -3,7 +3,7 @@
  * compare-and-set, and coalesced within the instance, so a hot key costs one atomic commit per
  * batch of concurrent hits instead of a storm of commits that all retry on one versionstamp.
  */
-import type { StoreKey, WindowVerdict } from "./store.ts";
+import type { StoreKey, WindowHit, WindowVerdict } from "./store.ts";
 import type { Clock } from "../clock.ts";
 
 // Version conflicts (another instance committed first) are retried; past this the limiter
@@ -48,6 +48,22 @@ function compact(pairs: Pairs): Pairs {
   return [[pairs[excess - 1][0], merged], ...pairs.slice(excess)];
 }
 
+/** Commits a compare-and-set; on a conflict, pauses before the caller's next attempt. */
+async function committed(write: Deno.AtomicOperation, attempt: number): Promise<boolean> {
+  const result = await write.commit().catch((error) => {
+    // Another process holds the SQLite file's write lock: a conflict like any other.
+    if (String(error).includes("database is locked")) return { ok: false };
+    throw error;
+  });
+  if (result.ok) return true;
+  // A jittered pause, growing with the attempts, lets the other instance's commit land.
+  await new Promise((r) => setTimeout(r, Math.random() * Math.min(attempt + 1, 20)));
+  return false;
+}
+
+/** Where a window's log lives in KV. */
+const logKey = (key: StoreKey): Deno.KvKey => ["rate_log", ...key];
+
 interface Waiter {
   resolve(verdict: WindowVerdict): void;
   reject(error: unknown): void;
@@ -84,19 +100,13 @@ export function createKvWindow(kv: Deno.Kv, clock: Clock) {
         limit,
         remaining: i < admitted ? limit - counted - i - 1 : 0,
         resetAt,
+        ...(i < admitted ? { hit: { at: now, id: "" } } : {}),
       }));
       if (admitted === 0) return verdicts;
       // Compare-and-set on the versionstamp keeps instances sharing the store exact.
-      const result = await kv.atomic().check(entry)
-        .set(key, encode(compact(pairs)), { expireIn: windowMs }).commit()
-        .catch((error) => {
-          // Another process holds the SQLite file's write lock: a conflict like any other.
-          if (String(error).includes("database is locked")) return { ok: false };
-          throw error;
-        });
-      if (result.ok) return verdicts;
-      // A jittered pause, growing with the attempts, lets the other instance's commit land.
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(attempt + 1, 20)));
+      const write = kv.atomic().check(entry)
+        .set(key, encode(compact(pairs)), { expireIn: windowMs });
+      if (await committed(write, attempt)) return verdicts;
     }
     throw new Error("rate window stayed contended");
   }
@@ -120,7 +130,7 @@ export function createKvWindow(kv: Deno.Kv, clock: Clock) {
     let lane = lanes.get(id);
     const idle = !lane;
     if (!lane) {
-      lane = { key: ["rate_log", ...key], limit, windowMs, waiting: [] };
+      lane = { key: logKey(key), limit, windowMs, waiting: [] };
       lanes.set(id, lane);
     }
     const verdict = new Promise<WindowVerdict>((resolve, reject) => {
@@ -130,4 +140,37 @@ export function createKvWindow(kv: Deno.Kv, clock: Clock) {
     if (idle) drain(id, lane);
     return verdict;
   };
+}
+
+export interface KvRefund {
+  key: StoreKey;
+  hit: WindowHit;
+  windowMs: number;
+  clock: Clock;
+}
+
+/**
+ * `refundWindow` for a Deno KV store: one hit less in the first pair counted at or after the
+ * hit's time (compaction only ever moves hits later), with the same compare-and-set as a hit.
+ * Nothing to take back (the hit left the window, the log expired) leaves the log as it is.
+ */
+export async function refundKvWindow(kv: Deno.Kv, refund: KvRefund): Promise<void> {
+  const { hit, windowMs, clock } = refund;
+  const key = logKey(refund.key);
+  for (let attempt = 0; attempt < MAX_ATOMIC_ATTEMPTS; attempt++) {
+    const cutoff = clock.now() - windowMs;
+    // Gone from the window: a later pair holds other hits, not this one.
+    if (hit.at <= cutoff) return;
+    const entry = await kv.get<number[]>(key);
+    const pairs = decode(entry.value).filter(([time]) => time > cutoff);
+    const pair = pairs.find(([time, count]) => time >= hit.at && count > 0);
+    if (!pair) return;
+    pair[1] -= 1;
+    const kept = pairs.filter(([, count]) => count > 0);
+    const write = kv.atomic().check(entry);
+    if (kept.length === 0) write.delete(key);
+    else write.set(key, encode(kept), { expireIn: windowMs });
+    if (await committed(write, attempt)) return;
+  }
+  throw new Error("rate window stayed contended");
 }

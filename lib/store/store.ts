@@ -27,6 +27,14 @@ export interface WindowVerdict {
   remaining: number;
   /** Epoch ms at which the oldest counted hit leaves the window. */
   resetAt: number;
+  /** The hit as counted (only when allowed), to take it back with `refundWindow`. */
+  hit?: WindowHit;
+}
+
+/** One counted hit of a window: when it was counted, and the backend's id for it (if any). */
+export interface WindowHit {
+  at: number;
+  id: string;
 }
 
 /**
@@ -43,5 +51,10 @@ export interface Store {
   deleteBlobs(prefix: StoreKey): Promise<number>;
   /** Counts a hit for `key` unless `limit` hits already fall within the last `windowMs`. */
   hitWindow(key: StoreKey, limit: number, windowMs: number): Promise<WindowVerdict>;
+  /**
+   * Takes back one hit `hitWindow` counted, atomically: the count never goes below zero, and a
+   * hit that already left the window is not taken back. Callers refund a hit at most once.
+   */
+  refundWindow(key: StoreKey, hit: WindowHit, windowMs: number): Promise<void>;
   close(): Promise<void>;
 }

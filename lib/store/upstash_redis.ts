@@ -210,22 +210,25 @@ export function createUpstashStore(options: UpstashStoreOptions): Store {
     hitWindow(key, limit, windowMs): Promise<WindowVerdict> {
       return attempt("hitWindow", async () => {
         const now = clock.now();
+        const member = crypto.randomUUID();
         const [allowed, hits, oldest] = await slidingWindow.exec(
           [keys.window(key)],
-          [
-            String(now),
-            String(now - windowMs),
-            String(limit),
-            crypto.randomUUID(),
-            String(windowMs),
-          ],
+          [String(now), String(now - windowMs), String(limit), member, String(windowMs)],
         );
         return {
           allowed: allowed === 1,
           limit,
           remaining: Math.max(0, limit - hits),
           resetAt: Number(oldest) + windowMs,
+          ...(allowed === 1 ? { hit: { at: now, id: member } } : {}),
         };
+      });
+    },
+
+    refundWindow(key, hit) {
+      // One member per counted hit: removing it is atomic, and a second removal finds nothing.
+      return attempt("refundWindow", async () => {
+        await redis.zrem(keys.window(key), hit.id);
       });
     },
 

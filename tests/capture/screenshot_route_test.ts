@@ -191,6 +191,7 @@ Deno.test("a failing cache store is logged and never fails the capture", async (
     setBlob: () => Promise.reject(new Error("store down")),
     deleteBlobs: () => Promise.reject(new Error("store down")),
     hitWindow: () => Promise.reject(new Error("store down")),
+    refundWindow: () => Promise.reject(new Error("store down")),
     close: () => Promise.resolve(kv.close()),
   };
   const t = await createCaptureApp({ deps: { store: broken } });

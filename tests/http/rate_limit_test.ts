@@ -191,7 +191,13 @@ Deno.test("a store slower than the limiter's timeout is replaced by the memory w
     const first = await hitRateLimit(check);
     assert.deepEqual(first, {
       source: "memory",
-      verdict: { allowed: true, limit: 1, remaining: 0, resetAt: 61_000 },
+      verdict: {
+        allowed: true,
+        limit: 1,
+        remaining: 0,
+        resetAt: 61_000,
+        hit: { at: 1_000, id: "" },
+      },
     });
     assert.equal((await hitRateLimit({ ...check, now: 2_000 })).verdict.allowed, false);
     // The window slides: a minute after the first hit there is room again.

@@ -10,6 +10,7 @@ import { createCaptureApp } from "../../testing/capture_app.ts";
 import { shadeOf, solidCapturer, solidPng } from "../../testing/solid_capturer.ts";
 import { assertToolError, imageOf, mcpSession, textsOf } from "../../testing/mcp.ts";
 import { sampleValue } from "../../testing/prometheus.ts";
+import { eventually } from "../../testing/wait.ts";
 import type { Capturer } from "../../lib/capture/types.ts";
 
 const PAGE = "https://example.com/";
@@ -106,6 +107,46 @@ Deno.test("behind a trusted proxy each forwarded client has its own limit", asyn
     assert.deepEqual(
       lines.map((l) => [l.clientIp, l.status]),
       [["203.0.113.7", 200], ["203.0.113.7", 200], ["203.0.113.7", 429], ["198.51.100.9", 200]],
+    );
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a capture call the render queue refuses gives its hit back, as over HTTP", async () => {
+  // One slot, held by another client; at the shortest budget nothing may wait behind it.
+  const t = await createCaptureApp({
+    env: {
+      RATE_LIMIT_PER_MINUTE: "2",
+      TRUST_PROXY_HOPS: "1",
+      MAX_CONCURRENT_CAPTURES: "1",
+      CAPTURE_TIMEOUT_MS: "1000",
+    },
+  });
+  try {
+    t.capture.hold();
+    const blocker = t.shoot({ url: `${PAGE}slow` }, {
+      headers: { "X-Forwarded-For": "192.0.2.1" },
+    });
+    await eventually(() => t.capture.jobs.length === 1, "the blocker holds the slot", {
+      intervalMs: 0,
+    });
+    await using mcp = await mcpSession(t.app, { "X-Forwarded-For": "203.0.113.8" });
+    for (let i = 0; i < 3; i++) {
+      const full = await mcp.call("capture_screenshot", { url: `${PAGE}${i}` });
+      await assertToolError(t.app, full, 503, "upstream_unavailable");
+    }
+    t.capture.release();
+    await (await blocker).body?.cancel();
+    for (let i = 0; i < 2; i++) {
+      const taken = await mcp.call("capture_screenshot", { url: PAGE });
+      assert.notEqual(taken.isError, true, textsOf(taken).join());
+    }
+    await assertToolError(
+      t.app,
+      await mcp.call("capture_screenshot", { url: PAGE }),
+      429,
+      "rate_limited",
     );
   } finally {
     await t.close();

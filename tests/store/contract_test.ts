@@ -7,7 +7,7 @@
  * reclaims memory; tests/upstash_redis_test.ts checks that every key carries one.)
  */
 import assert from "node:assert/strict";
-import type { StoredBlob } from "../../lib/store/store.ts";
+import type { StoredBlob, WindowVerdict } from "../../lib/store/store.ts";
 import { STORE_BACKENDS, storeClock } from "../../testing/store_backends.ts";
 
 const MiB = 1024 * 1024;
@@ -21,6 +21,11 @@ function noise(size: number, seed: number): Uint8Array {
     bytes[i] = x >>> 24;
   }
   return bytes;
+}
+
+/** A verdict without the counted hit's handle (its id differs per backend). */
+function counted({ hit: _, ...verdict }: WindowVerdict): Omit<WindowVerdict, "hit"> {
+  return verdict;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -161,7 +166,7 @@ for (const backend of STORE_BACKENDS) {
       // Windows stay at 60 s: Redis also expires the log by real time, which must not interfere.
       const key = ["rate", "slide"];
       const t0 = clock.now();
-      const hit = () => store.hitWindow(key, 3, 60_000);
+      const hit = async () => counted(await store.hitWindow(key, 3, 60_000));
       const verdict = (allowed: boolean, remaining: number, resetAt: number) => ({
         allowed,
         limit: 3,
@@ -179,7 +184,35 @@ for (const backend of STORE_BACKENDS) {
       assert.deepEqual(await hit(), verdict(true, 0, t0 + 84_000));
       assert.deepEqual(await hit(), verdict(false, 0, t0 + 84_000));
       const other = await store.hitWindow(["rate", "other"], 3, 60_000);
-      assert.deepEqual(other, verdict(true, 2, clock.now() + 60_000));
+      assert.deepEqual(counted(other), verdict(true, 2, clock.now() + 60_000));
+    });
+
+    await t.step("refundWindow takes back one counted hit; never below zero", async () => {
+      const key = ["rate", "refund"];
+      const hit = () => store.hitWindow(key, 2, 60_000);
+      const first = await hit();
+      const second = await hit();
+      assert.equal((await hit()).allowed, false);
+      assert.equal((await hit()).hit, undefined, "a refused hit has nothing to take back");
+      await store.refundWindow(key, second.hit!, 60_000);
+      const again = await hit();
+      assert.deepEqual([again.allowed, again.remaining], [true, 0]);
+      // Both hits back, and one more than was counted: the window is empty, not below it.
+      await store.refundWindow(key, first.hit!, 60_000);
+      await store.refundWindow(key, again.hit!, 60_000);
+      await store.refundWindow(key, again.hit!, 60_000);
+      assert.deepEqual([(await hit()).remaining, (await hit()).remaining], [1, 0]);
+      assert.equal((await hit()).allowed, false);
+    });
+
+    await t.step("a hit that left the window takes no later hit back", async () => {
+      const key = ["rate", "refund-late"];
+      const old = await store.hitWindow(key, 1, 60_000);
+      clock.advance(60_000);
+      const fresh = await store.hitWindow(key, 1, 60_000);
+      assert.equal(fresh.allowed, true);
+      await store.refundWindow(key, old.hit!, 60_000);
+      assert.equal((await store.hitWindow(key, 1, 60_000)).allowed, false);
     });
   });
 }

@@ -21,6 +21,7 @@ const EVERY_CALL: Call[] = [
   ["setBlob", (s) => s.setBlob(["capture", "a", "desktop"], blob(1.5 * 1024 * 1024), 60_000)],
   ["deleteBlobs", (s) => s.deleteBlobs(["capture", "a"])],
   ["hitWindow", (s) => s.hitWindow(["rate", "198.51.100.1"], 20, 60_000)],
+  ["refundWindow", (s) => s.refundWindow(["rate", "198.51.100.1"], { at: 0, id: "x" }, 60_000)],
 ];
 
 function blob(size: number) {

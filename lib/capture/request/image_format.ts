@@ -2,7 +2,6 @@
  * The image a capture is encoded as: png (the default, lossless, alpha), jpeg or webp at a
  * quality. Chromium encodes all three itself (the shot is never decoded and encoded again).
  */
-import { invalidField } from "./request_failure.ts";
 import { type CaptureOptions, DEFAULT_QUALITY, type ImageFormat } from "./options.ts";
 
 /** The Content-Type of each format, for raw-bytes answers and the response's `format`. */
@@ -14,26 +13,11 @@ export const FORMAT_MEDIA_TYPES: Record<ImageFormat, string> = {
 
 /**
  * format and quality in their key form: jpeg and webp always carry a quality (the default when
- * left out, so both spellings share a cache entry); 400 for a quality with png and for jpeg with
- * transparent (jpeg has no alpha channel).
+ * left out, so both spellings share a cache entry). A quality with png and a transparent jpeg
+ * are refused before, with the other contradicting options (exclusive.ts).
  */
 export function resolveFormat(options: CaptureOptions): CaptureOptions {
   const format = options.format ?? "png";
-  if (format === "png") {
-    if (options.quality !== undefined) {
-      throw invalidField(
-        "quality applies to jpeg and webp only.",
-        'PNG is lossless: leave quality out, or send format "jpeg" or "webp" with it.',
-      );
-    }
-    return options;
-  }
-  if (format === "jpeg" && options.transparent) {
-    throw invalidField(
-      "A jpeg cannot be transparent.",
-      'JPEG has no alpha channel: send format "png" or "webp" with transparent, or ' +
-        "leave transparent out.",
-    );
-  }
+  if (format === "png") return options;
   return { ...options, quality: options.quality ?? DEFAULT_QUALITY };
 }

@@ -7,6 +7,7 @@
 import { invalidField } from "./request_failure.ts";
 import type { ColorScheme, DeviceType } from "./devices.ts";
 import { checkCredentials, type Credentials } from "./credentials.ts";
+import { refuseContradictions } from "./exclusive.ts";
 import { resolveEmulation } from "./emulation.ts";
 import { resolveFormat } from "./image_format.ts";
 import { canonicalOptions, type CaptureOptions } from "./options.ts";
@@ -22,6 +23,8 @@ export interface CaptureRequestFields extends CaptureOptions {
   failOnHttpError?: boolean;
   cookies?: Credentials["cookies"];
   headers?: Credentials["headers"];
+  /** The html document, when one was sent instead of url (only its presence is read here). */
+  html?: string;
 }
 
 /** What the route hands the screenshot service (the URL is parsed separately). */
@@ -39,7 +42,10 @@ export interface CapturePlan {
   };
 }
 
-/** The plan of one request; 400 for a maxAge past the cache lifetime or bad credentials. */
+/**
+ * The plan of one request; 400 for a maxAge past the cache lifetime, bad credentials, or
+ * options that contradict each other (exclusive.ts).
+ */
 export function planCapture(
   fields: CaptureRequestFields,
   limits: { cacheTtlSeconds: number },
@@ -53,6 +59,7 @@ export function planCapture(
     failOnHttpError = false,
     cookies,
     headers,
+    html: _html,
     ...requested
   } = fields;
   if (maxAge !== undefined && maxAge > limits.cacheTtlSeconds) {
@@ -64,12 +71,8 @@ export function planCapture(
   }
   // Secrets: checked here, kept out of the options (so out of every key and log line).
   const credentials = checkCredentials({ cookies, headers });
-  if (requested.clip && requested.selector) {
-    throw invalidField(
-      "clip and selector cannot be combined.",
-      "Send clip to shoot a rectangle of the page, or selector to shoot one element.",
-    );
-  }
+  // Before any default is filled in: a pair is refused as the caller sent it.
+  refuseContradictions(fields);
   // A named device brings its device type; a width or height at the default is none.
   const viewport = resolveViewport(sentDeviceType, requested);
   const options = resolveEmulation(resolveFormat(viewport.options));

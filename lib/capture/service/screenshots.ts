@@ -15,6 +15,7 @@ import {
 } from "./cache.ts";
 import { optionsDigest } from "../request/options.ts";
 import { createCaptureAdmission } from "./admission.ts";
+import { markingRefusals } from "./refused.ts";
 import type { CaptureJob, Capturer } from "../types.ts";
 import { METRICS } from "../../telemetry/metrics.ts";
 import { traced } from "../../telemetry/trace.ts";
@@ -96,12 +97,13 @@ function isErrorStatus(status: number | null): status is number {
 export function createScreenshotService(options: ScreenshotServiceOptions): ScreenshotService {
   const { capturer, cache, log, clock, maxConcurrent, hardTimeoutMs } = options;
   const maxCachedBytes = options.maxCachedBytes ?? DEFAULT_MAX_CACHED_PNG_BYTES;
-  const admission = createCaptureAdmission({
+  // Its refusals are marked, so a capture the queue would not take costs the client nothing.
+  const admission = markingRefusals(createCaptureAdmission({
     max: maxConcurrent,
     budgetMs: options.queueBudgetMs,
     clock,
     maxQueued: options.maxQueued,
-  });
+  }));
   const render = createBoundedRender({ capturer, admission, clock, log, hardTimeoutMs });
   const writes = createOrderedWrites();
   const flights = createFlights({ render, keep });
