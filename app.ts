@@ -62,7 +62,8 @@ export function createApp(deps: AppDeps) {
     [MCP_PATH]: mcpLimit,
   };
   app.use("*", (c, next) => (limits[c.req.path] ?? jsonLimit)(c, next));
-  app.use("*", utf8JsonBody());
+  // /mcp answers a body past the JSON bounds with a JSON-RPC error of its own (lib/mcp/batch.ts).
+  app.use("*", utf8JsonBody([MCP_PATH]));
 
   // API operations first: the order here is the order of /openapi.json and /llms.txt.
   app.route("/", createScreenshotRouter());
