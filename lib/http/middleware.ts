@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "hono/deno";
 import type { AppEnv } from "./app_env.ts";
@@ -66,7 +67,8 @@ export function accessLog(): MiddlewareHandler<AppEnv> {
 }
 
 // RFC 8259 makes JSON UTF-8; a decoder that repairs bad bytes would capture a URL nobody sent.
-const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+// Checked with node:buffer's isUtf8 (native, SIMD): a fatal TextDecoder took 0.9 s on a 33 MiB
+// /mcp body, holding the event loop.
 const JSON_CONTENT_TYPE = /^\s*application\/([a-z0-9.-]+\+)?json\s*(;|$)/i;
 
 /**
@@ -82,13 +84,7 @@ export function utf8JsonBody(ownBounds: readonly string[] = []): MiddlewareHandl
       const bytes = await c.req.arrayBuffer().catch((error) => {
         throw error instanceof ApiError ? error : unreadableBody();
       });
-      let valid = true;
-      try {
-        STRICT_UTF8.decode(bytes);
-      } catch {
-        valid = false;
-      }
-      if (!valid) {
+      if (!isUtf8(bytes)) {
         throw invalidRequest("The JSON body is not valid UTF-8.", {
           hint: "Encode the request body as UTF-8 JSON.",
         });
