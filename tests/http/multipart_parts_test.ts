@@ -1,9 +1,10 @@
 /**
- * The part bound of an upload: a multipart body of more parts than MAX_FORM_PARTS is refused
- * before the form parser reads it; the delimiter count stops past the bound.
+ * Upload forms: our linear parser (named parts, files, framing errors) and the part bound, a
+ * multipart body of more parts than MAX_FORM_PARTS refused before any part is kept.
  */
 import assert from "node:assert/strict";
-import { countDelimiters, MAX_FORM_PARTS } from "../../lib/http/multipart_parts.ts";
+import { MalformedForm, parseForm } from "../../lib/http/form_parser.ts";
+import { MAX_FORM_PARTS } from "../../lib/http/multipart_parts.ts";
 import { createTestApp } from "../../testing/app.ts";
 import { assertEnvelope } from "../../testing/envelope.ts";
 
@@ -15,10 +16,33 @@ function partsBody(count: number): Uint8Array<ArrayBuffer> {
   return encoder.encode(part.repeat(count) + "--b--\r\n");
 }
 
-Deno.test("countDelimiters counts parts and their closing delimiter, stopping past the bound", () => {
-  assert.equal(countDelimiters(partsBody(3), "b", 16), 4);
-  assert.equal(countDelimiters(partsBody(1000), "b", 16), 18, "stops at the bound plus one");
-  assert.equal(countDelimiters(encoder.encode("no delimiter here"), "b", 16), 0);
+Deno.test("parseForm reads named parts and files, and stops past the part bound", async () => {
+  const body = encoder.encode(
+    "preamble\r\n--b\r\n" +
+      'Content-Disposition: form-data; name="format"\r\n\r\npng\r\n--b  \r\n' +
+      'Content-Disposition: form-data; name="image"; filename="a%22b.png"\r\n' +
+      "Content-Type: image/png\r\n\r\n\r\n--x\r\n--b\r\n" +
+      'Content-Disposition: form-data; name="empty"\r\n\r\n\r\n--b--\r\n',
+  );
+  const form = parseForm(body, "b", 16);
+  assert.equal(form.get("format"), "png");
+  const image = form.get("image") as File;
+  assert.equal(image.name, 'a"b.png');
+  assert.equal(image.type, "image/png");
+  assert.equal(
+    await image.text(),
+    "\r\n--x",
+    "a line that only starts like a delimiter is content",
+  );
+  assert.equal(form.get("empty"), "");
+  assert.throws(
+    () => parseForm(partsBody(17), "b", 16),
+    (e) => e instanceof MalformedForm && e.tooManyParts,
+  );
+  assert.equal([...parseForm(partsBody(16), "b", 16).keys()].length, 16);
+  for (const broken of ["no delimiter", "--b\r\nno header end", "--b\r\n\r\nno closing"]) {
+    assert.throws(() => parseForm(encoder.encode(broken), "b", 16), MalformedForm, broken);
+  }
 });
 
 Deno.test("an export form of more than MAX_FORM_PARTS parts is refused with 400 naming the bound", async () => {
