@@ -13,6 +13,8 @@ export interface JsonBounds {
   maxValues: number;
   /** Deepest nesting of arrays and objects. */
   maxDepth: number;
+  /** Strings of at least this many bytes are listed in `longStrings` (none when left out). */
+  longString?: number;
 }
 
 /** What the scan found; `over` names the first bound passed (the scan stopped there). */
@@ -22,6 +24,8 @@ export interface JsonShape {
   /** Elements of the top-level array; undefined when the body is not an array. */
   batch?: number;
   over?: "values" | "depth";
+  /** Where the long strings' contents (between their quotes) start and end, in order. */
+  longStrings?: [number, number][];
 }
 
 /** The most values and nesting one JSON body of the API may hold. */
@@ -45,11 +49,13 @@ export function jsonShape(bytes: Uint8Array, bounds: JsonBounds = JSON_BOUNDS): 
   let topCommas = 0;
   let topItem = false;
   let isBatch: boolean | undefined;
+  const longStrings: [number, number][] = [];
   const shape = (over?: JsonShape["over"]): JsonShape => ({
     values,
     depth: deepest,
     ...(isBatch ? { batch: topItem ? topCommas + 1 : 0 } : {}),
     ...(over ? { over } : {}),
+    ...(longStrings.length ? { longStrings } : {}),
   });
   for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i];
@@ -57,7 +63,11 @@ export function jsonShape(bytes: Uint8Array, bounds: JsonBounds = JSON_BOUNDS): 
     isBatch ??= byte === OPEN_ARRAY;
     if (depth === 1 && byte !== CLOSE_ARRAY) topItem = true;
     if (byte === QUOTE) {
-      i = closingQuote(bytes, i);
+      const close = closingQuote(bytes, i);
+      if (bounds.longString !== undefined && close - i - 1 >= bounds.longString) {
+        longStrings.push([i + 1, close]);
+      }
+      i = close;
       continue;
     }
     if (byte === OPEN_ARRAY || byte === OPEN_OBJECT) {

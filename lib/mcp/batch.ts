@@ -7,11 +7,16 @@
  * is parsed.
  */
 import { JSON_BOUNDS, jsonShape } from "../http/json_shape.ts";
+import { parseJsonBytes } from "../http/json_parse.ts";
 
 /** The first MCP revision without JSON-RPC batches. */
 export const BATCHLESS_REVISION = "2025-06-18";
 /** Most messages in one batch from a client of an older revision. */
 export const MAX_BATCH_MESSAGES = 20;
+
+// Strings from this size on (an export_image upload's base64) are decoded natively, not by
+// JSON.parse (lib/http/json_parse.ts).
+const LONG_STRING_BYTES = 64 * 1024;
 
 // JSON-RPC's own codes: the refusal is the protocol's, so any MCP client can read it.
 const INVALID_REQUEST = -32600;
@@ -32,7 +37,7 @@ export type Admission = { ok: true; messages: unknown } | { ok: false; refusal: 
  */
 export function admitMessages(bytes: Uint8Array, protocolVersion: string | undefined): Admission {
   // One linear scan, stopped at the first bound passed: nothing is parsed past it.
-  const shape = jsonShape(bytes, JSON_BOUNDS);
+  const shape = jsonShape(bytes, { ...JSON_BOUNDS, longString: LONG_STRING_BYTES });
   if (shape.batch !== undefined && isBatchless(protocolVersion)) return batchlessRefusal();
   if (shape.batch !== undefined && shape.batch > MAX_BATCH_MESSAGES) {
     return refuse(
@@ -55,7 +60,7 @@ export function admitMessages(bytes: Uint8Array, protocolVersion: string | undef
   }
   let messages: unknown;
   try {
-    messages = JSON.parse(new TextDecoder().decode(bytes));
+    messages = parseJsonBytes(bytes, shape.longStrings);
   } catch {
     return refuse(PARSE_ERROR, "Parse error: the body is not JSON.");
   }
