@@ -9,6 +9,7 @@
 const BACKSLASH = 0x5c;
 const TEXT = new TextDecoder();
 // JSON strings may not hold raw control characters; JSON.parse refuses them, so must we.
+// deno-lint-ignore no-control-regex -- control characters are exactly what it looks for
 const CONTROL = /[\u0000-\u001f]/;
 
 /** The value of the JSON text `bytes`, whose long strings' contents lie at `longStrings`. */
