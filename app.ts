@@ -22,6 +22,7 @@ import { createDiscoveryRouter } from "./routes/discovery.ts";
 import { createEditorRouter } from "./routes/editor.ts";
 import { createExportRouter } from "./routes/export.ts";
 import { exportAdmission } from "./lib/http/upload_admission.ts";
+import { boundedFormParts } from "./lib/http/multipart_parts.ts";
 import { createHealthRouter } from "./routes/health.ts";
 import { createImageProxyRouter } from "./routes/image_proxy.ts";
 import { createMetricsRouter } from "./routes/metrics.ts";
@@ -62,7 +63,9 @@ export function createApp(deps: AppDeps) {
     [MCP_PATH]: mcpLimit,
   };
   app.use("*", (c, next) => (limits[c.req.path] ?? jsonLimit)(c, next));
-  app.use("*", utf8JsonBody());
+  // /mcp answers a body past the JSON bounds with a JSON-RPC error of its own (lib/mcp/batch.ts).
+  app.use("*", utf8JsonBody([MCP_PATH]));
+  app.use("/api/export", boundedFormParts());
 
   // API operations first: the order here is the order of /openapi.json and /llms.txt.
   app.route("/", createScreenshotRouter());

@@ -5,6 +5,8 @@ import type { AppEnv } from "../lib/http/app_env.ts";
 import { baseUrlOf } from "../lib/http/error_response.ts";
 import { createRouter } from "../lib/http/router.ts";
 import { documentBuilder } from "../lib/discovery/openapi_document.ts";
+import { boundAnswers } from "../lib/mcp/answer_budget.ts";
+import { admitMessages } from "../lib/mcp/batch.ts";
 import { runTool } from "../lib/mcp/call.ts";
 import { createMcpServer } from "../lib/mcp/server.ts";
 import { SERVICE_TITLE } from "../lib/discovery/openapi_document.ts";
@@ -44,10 +46,19 @@ export function createMcpRouter(getApp: () => OpenAPIHono<AppEnv>) {
         signal: c.req.raw.signal,
       });
     });
-    const transport = new StreamableHTTPTransport({ enableJsonResponse: true });
+    // A JSON body is parsed here, once, after the batch and size checks (lib/mcp/batch.ts);
+    // other content types go to the transport as they are, which refuses them with 415.
+    let messages: unknown;
+    if (c.req.header("Content-Type")?.includes("application/json")) {
+      const bytes = new Uint8Array(await c.req.arrayBuffer());
+      const admission = admitMessages(bytes, c.req.header("MCP-Protocol-Version"));
+      if (!admission.ok) return c.json(admission.refusal.body, admission.refusal.status);
+      messages = admission.messages;
+    }
+    const transport = boundAnswers(new StreamableHTTPTransport({ enableJsonResponse: true }));
     await server.connect(transport);
     try {
-      return await transport.handleRequest(c) ?? c.body(null, 202);
+      return await transport.handleRequest(c, messages) ?? c.body(null, 202);
     } catch (error) {
       // The transport's refusals (bad JSON, not JSON-RPC, wrong Accept) carry the protocol's
       // own JSON-RPC error body; the app's error envelope would hide it from MCP clients.

@@ -13,7 +13,9 @@ export function mcpReferenceOf(document: OpenApiDocument, baseUrl: string): McpR
   return {
     url,
     about: `A Model Context Protocol server at \`${url}\`: Streamable HTTP, stateless (no ` +
-      "session), one JSON answer per POST; JSON-RPC batches are accepted. Each tool runs its " +
+      "session), one JSON answer per POST; JSON-RPC batches only for clients before MCP " +
+      "2025-06-18, at most 20 messages (past that, or under 2025-06-18 and later, -32600). " +
+      "Each tool runs its " +
       "HTTP operation with the same validation, limits and cache. A failed call is a result " +
       "with `isError: true` whose text is the error envelope; a malformed JSON-RPC message " +
       "gets the protocol's error.",
