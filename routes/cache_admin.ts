@@ -9,7 +9,7 @@ import { operatorCaller } from "../lib/http/middleware.ts";
  */
 export function createCacheAdminRouter() {
   return createRouter().delete("/api/cache", async (c) => {
-    const { config, captureCache: cache, log, operatorAuth } = c.var.deps;
+    const { config, captureCache: cache, log, operatorAuth, screenshots } = c.var.deps;
     // Mounted only when the token is set (see createApp); checked again so a mistake fails closed.
     operatorAuth.require(operatorCaller(c), config.CACHE_ADMIN_TOKEN, "cache-admin");
     const { all, url } = c.req.query();
@@ -32,6 +32,9 @@ export function createCacheAdminRouter() {
     }
     let purged: number;
     try {
+      // An answer goes out before its cache write lands: a purge that ran ahead of those writes
+      // would see them land after it, and the purged captures would come back.
+      await screenshots.writesSettled();
       purged = await purge();
     } catch (error) {
       log.error("cache purge failed", { requestId: c.var.requestId, error });

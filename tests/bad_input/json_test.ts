@@ -10,7 +10,7 @@ import { parseTargetUrl } from "../../lib/capture/mod.ts";
 import type { ErrorCode } from "../../lib/errors.ts";
 import { createCaptureApp } from "../../testing/capture_app.ts";
 import { assertEnvelope } from "../../testing/envelope.ts";
-import { within10s } from "../../testing/fault_checks.ts";
+import { within60s } from "../../testing/fault_checks.ts";
 
 type CaptureApp = Awaited<ReturnType<typeof createCaptureApp>>;
 
@@ -23,7 +23,7 @@ async function expectRefusal(
 ): Promise<number> {
   const headers: Record<string, string> = contentType ? { "Content-Type": contentType } : {};
   const before = t.capture.jobs.length;
-  const res = await within10s(
+  const res = await within60s(
     "POST /api/screenshot",
     Promise.resolve(t.app.request("/api/screenshot", { method: "POST", headers, body })),
   );

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { assertEnvelope } from "../../testing/envelope.ts";
 import { appWithUpstreams, startUpstream } from "../../testing/loopback_upstream.ts";
-import { within10s } from "../../testing/fault_checks.ts";
+import { within60s } from "../../testing/fault_checks.ts";
 
 async function setup() {
   const upstream = startUpstream((_req, url) =>
@@ -18,7 +18,7 @@ async function setup() {
     ...t,
     upstream,
     get: (segment: string) =>
-      within10s(segment, Promise.resolve(t.app.request(`/api/post/${segment}`))),
+      within60s(segment, Promise.resolve(t.app.request(`/api/post/${segment}`))),
     async [Symbol.asyncDispose]() {
       await t.close();
       await upstream.close();

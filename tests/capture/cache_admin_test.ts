@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { createCaptureApp } from "../../testing/capture_app.ts";
 import { assertEnvelope } from "../../testing/envelope.ts";
 import { eventually } from "../../testing/wait.ts";
+import { createKvStore } from "../../lib/store/deno_kv.ts";
+import { SYSTEM_CLOCK } from "../../lib/clock.ts";
 
 const TOKEN = "s3cret-admin-token-of-32-characters";
 const ADMIN = { env: { CACHE_ADMIN_TOKEN: TOKEN } };
@@ -156,5 +158,34 @@ Deno.test("failed admin attempts are throttled per IP: 10 a minute, then 429 eve
     assert.equal(JSON.stringify(t.log.lines).includes(TOKEN), false, "the token is never logged");
   } finally {
     await t.close();
+  }
+});
+
+Deno.test("a purge covers captures whose cache write is still running", async () => {
+  // Blob writes wait for the test: the answers (served before their write lands) are out, the
+  // writes are not, when the purge arrives.
+  const kv = await Deno.openKv(":memory:");
+  const store = createKvStore(kv, SYSTEM_CLOCK);
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => release = resolve);
+  const setBlob = store.setBlob.bind(store);
+  store.setBlob = async (...args) => (await held, await setBlob(...args));
+  const t = await createCaptureApp({ ...ADMIN, deps: { store } });
+  try {
+    for (const colorScheme of ["light", "dark"]) {
+      const res = await t.shoot({ url: "https://a.example/", colorScheme });
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    }
+    assert.equal(await isCached(t, "https://a.example/"), true, "served while being written");
+    const purging = purge(t.app, `?url=${encodeURIComponent("https://a.example/")}`);
+    release();
+    const res = await purging;
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { purged: 2 });
+    assert.equal(await isCached(t, "https://a.example/"), false, "nothing came back");
+  } finally {
+    await t.close();
+    await store.close();
   }
 });
