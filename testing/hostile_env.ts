@@ -31,8 +31,8 @@ export function setEnv(vars: Record<string, string>): () => void {
 }
 
 /** A TCP listener on loopback that counts the connections it accepts (and closes them). */
-export function tcpTrap(hostname = "127.0.0.1") {
-  const listener = Deno.listen({ hostname, port: 0 });
+export function tcpTrap(hostname = "127.0.0.1", port = 0) {
+  const listener = Deno.listen({ hostname, port });
   let contacts = 0;
   (async () => {
     for await (const conn of listener) {
@@ -40,9 +40,8 @@ export function tcpTrap(hostname = "127.0.0.1") {
       conn.close();
     }
   })().catch(() => {});
-  const { port } = listener.addr;
   return {
-    port,
+    port: listener.addr.port,
     get contacts() {
       return contacts;
     },
