@@ -18,7 +18,8 @@ export interface CaptureContextOptions {
 
 /**
  * A fresh incognito context with one page: downloads denied, dialogs dismissed, WebRTC and new
- * windows taken away before the page's own scripts run, its browser's own favicon request stopped. Closed again if any step fails.
+ * windows taken away before the page's own scripts run, the browser's own favicon request
+ * stopped. Closed again if any step fails.
  */
 export async function openCaptureContext(
   browser: Browser,
