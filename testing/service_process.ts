@@ -79,6 +79,9 @@ export async function startService(
     env: {
       ...Object.fromEntries(inherited),
       NO_COLOR: "1",
+      // The Deno CLI's own version check goes to dl.deno.land (through HTTPS_PROXY when set):
+      // a test talks to loopback only, and a boundary test counts that connection as a contact.
+      DENO_NO_UPDATE_CHECK: "1",
       HOST: "127.0.0.1",
       PORT: "0",
       [LEAK_MARK_VAR]: mark,

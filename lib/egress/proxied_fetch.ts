@@ -1,10 +1,20 @@
 /**
- * A GET the service makes for a capture (its favicon) through an egress proxy session, so it is
- * judged, connected by checked address, counted and cut exactly like the browser's own requests:
- * every redirect hop is a new request through the proxy. Bounded in bytes and time.
+ * The one way the service itself fetches a URL a page named (its favicon today; a webhook or an
+ * og image later): HTTP/1.1 spoken here over a TCP connection to the capture's egress proxy
+ * session, so the proxy judges the destination, connects by checked address, counts the bytes in
+ * the capture's budget and cuts them when the capture ends, exactly as for the browser's own
+ * requests. Where the connection goes is decided here (the session's address), never by the
+ * environment: no HTTP client that reads HTTP_PROXY, HTTPS_PROXY or NO_PROXY is involved (Deno's
+ * fetch, even with an explicit proxy, still sends NO_PROXY's hosts around it). http is an
+ * absolute-form GET to the proxy; https is CONNECT, then TLS with the target's name. Every
+ * redirect hop is a new request through the proxy. Bounded in bytes and time.
  */
-import { readCapped } from "../bytes.ts";
+import { unbracket } from "./address.ts";
+import { headerOf, readBody } from "./http_body.ts";
+import { encodeHead, type Head, readHead, writeAll } from "./http_wire.ts";
+import { closeQuietly } from "./proxy.ts";
 import type { ProxyCredentials } from "./proxy_auth.ts";
+import { EGRESS_MARKER_HEADER } from "./types.ts";
 
 /** Which egress proxy session carries a load: a loopback session, or the fleet listener's. */
 export interface EgressRoute {
@@ -16,9 +26,11 @@ export interface EgressRoute {
 export interface ProxiedGet {
   route: EgressRoute;
   headers: Record<string, string>;
-  /** Past this many body bytes the answer is dropped unread. */
+  /** Past this many body bytes the answer is dropped and the connection cut. */
   maxBytes: number;
   signal: AbortSignal;
+  /** Test seam: roots trusted for https targets besides the built-in ones. */
+  caCerts?: string[];
 }
 
 /** What came back: a 2xx's body, or why there is none. */
@@ -28,46 +40,166 @@ export type ProxiedAnswer =
 
 // A favicon behind more hops than this is not worth following.
 const MAX_REDIRECTS = 5;
+// Response heads carry a few headers; 64 KiB bounds what a host can make us buffer.
+const MAX_HEAD_BYTES = 64 * 1024;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+// Headers the exchange sets itself; a caller's would confuse the proxy or the framing.
+const OWN_HEADERS = new Set([
+  "host",
+  "connection",
+  "proxy-authorization",
+  "proxy-connection",
+  "content-length",
+  "transfer-encoding",
+  "accept-encoding",
+  "te",
+  "upgrade",
+]);
 
-/** GETs `url` through the proxy; never throws for a network failure, only says why. */
+type Hop = { redirect: string } | ProxiedAnswer;
+
+/** GETs `url` through the route's proxy; never throws for a network failure, only says why. */
 export async function getThroughProxy(url: string, request: ProxiedGet): Promise<ProxiedAnswer> {
-  const { proxyUrl, credentials } = request.route;
-  const client = Deno.createHttpClient({
-    proxy: { url: proxyUrl, ...(credentials ? { basicAuth: credentials } : {}) },
-  });
-  try {
-    let target = url;
-    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-      const response = await fetch(target, {
-        client,
-        headers: request.headers,
-        redirect: "manual",
-        signal: request.signal,
-      });
-      const location = response.headers.get("location");
-      if (response.status >= 300 && response.status < 400 && location) {
-        await response.body?.cancel();
-        target = new URL(location, target).href;
-        if (!/^https?:$/.test(new URL(target).protocol)) return failed("redirect off the web");
-        continue;
-      }
-      if (response.headers.get("x-shotline-egress") === "refused") {
-        await response.body?.cancel();
-        return failed("refused by the boundary");
-      }
-      if (!response.ok || !response.body) {
-        await response.body?.cancel();
-        return failed(`status ${response.status}`);
-      }
-      const bytes = await readCapped(response.body, request.maxBytes);
-      return bytes ? { ok: true, bytes } : failed(`larger than ${request.maxBytes} bytes`);
+  const proxy = proxyAddress(request.route.proxyUrl);
+  if (!proxy) return failed("no usable egress route");
+  const headers = requestHeaders(request.headers);
+  if (!headers) return failed("a header value the wire cannot carry");
+  let target = parseTarget(url);
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    if (!target) return failed(hop === 0 ? "not an http(s) URL" : "redirect off the web");
+    let answer: Hop;
+    try {
+      answer = await untilAborted(exchange({ target, proxy, headers, request }), request.signal);
+    } catch (error) {
+      return failed(error instanceof Error ? error.message : String(error));
     }
-    return failed("too many redirects");
-  } catch (error) {
-    return failed(error instanceof Error ? error.message : String(error));
-  } finally {
-    client.close();
+    if (!("redirect" in answer)) return answer;
+    target = parseTarget(answer.redirect, target);
   }
+  return failed("too many redirects");
+}
+
+interface Exchange {
+  target: URL;
+  proxy: { hostname: string; port: number };
+  headers: [string, string][];
+  request: ProxiedGet;
+}
+
+/** One request on a connection of its own to the proxy (Connection: close both ways). */
+async function exchange({ target, proxy, headers, request }: Exchange): Promise<Hop> {
+  const { signal, route } = request;
+  let conn: Deno.Conn = await Deno.connect({ ...proxy, signal });
+  const cut = () => closeQuietly(conn);
+  signal.addEventListener("abort", cut, { once: true });
+  try {
+    const auth = proxyAuthorization(route.credentials);
+    const port = target.port || (target.protocol === "https:" ? "443" : "80");
+    const authority = `${target.hostname}:${port}`;
+    let requestTarget = target.origin + target.pathname + target.search;
+    if (target.protocol === "https:") {
+      await writeAll(
+        conn,
+        encodeHead(`CONNECT ${authority} HTTP/1.1`, [["Host", authority], ...auth]),
+      );
+      const tunnel = await readHead(conn, MAX_HEAD_BYTES);
+      if (!tunnel) return failed("the egress proxy closed the connection");
+      if (statusOf(tunnel) !== 200 || tunnel.rest.length > 0) return refusalOf(tunnel);
+      // The certificate is checked against the name the page gave, as a browser would.
+      conn = await Deno.startTls(conn as Deno.TcpConn, {
+        hostname: unbracket(target.hostname),
+        ...(request.caCerts ? { caCerts: request.caCerts } : {}),
+      });
+      requestTarget = target.pathname + target.search;
+    }
+    const lines: [string, string][] = [
+      ["Host", target.host],
+      ...(target.protocol === "http:" ? auth : []),
+      ...headers,
+      ["Connection", "close"],
+    ];
+    await writeAll(conn, encodeHead(`GET ${requestTarget} HTTP/1.1`, lines));
+    let head = await readHead(conn, MAX_HEAD_BYTES);
+    // Interim answers (100 Continue, 103 Early Hints) precede the real one.
+    while (head && /^HTTP\/1\.[01] 1\d\d/.test(head.startLine)) {
+      head = await readHead(conn, MAX_HEAD_BYTES, head.rest);
+    }
+    if (!head) return failed("no answer");
+    const status = statusOf(head);
+    if (headerOf(head.headers, EGRESS_MARKER_HEADER)) return refusalOf(head);
+    const location = headerOf(head.headers, "location");
+    if (REDIRECTS.has(status) && location) return { redirect: location };
+    if (status < 200 || status >= 300) return failed(`status ${status}`);
+    // No body follows these, whatever the headers say.
+    if (status === 204 || status === 205) return { ok: true, bytes: new Uint8Array(0) };
+    const bytes = await readBody(conn, head, request.maxBytes);
+    return bytes ? { ok: true, bytes } : failed(`larger than ${request.maxBytes} bytes`);
+  } finally {
+    signal.removeEventListener("abort", cut);
+    closeQuietly(conn);
+  }
+}
+
+/** The proxy's own answer (a refusal, a 407), said without its address or reason. */
+function refusalOf(head: Head): ProxiedAnswer {
+  const marker = headerOf(head.headers, EGRESS_MARKER_HEADER);
+  if (marker === "refused") return failed("refused by the boundary");
+  return failed(`egress proxy answered ${statusOf(head)}${marker ? ` (${marker})` : ""}`);
+}
+
+/** An http(s) URL without userinfo, resolved against `base`; null otherwise. */
+function parseTarget(location: string, base?: URL): URL | null {
+  try {
+    const url = new URL(location, base);
+    if (!/^https?:$/.test(url.protocol) || url.username || url.password) return null;
+    return url;
+  } catch {
+    return null;
+  }
+}
+
+/** Host and port of an `http://host:port` proxy URL; null for anything else. */
+function proxyAddress(proxyUrl: string): { hostname: string; port: number } | null {
+  try {
+    const url = new URL(proxyUrl);
+    if (url.protocol !== "http:" || !url.hostname) return null;
+    return { hostname: unbracket(url.hostname), port: Number(url.port || 80) };
+  } catch {
+    return null;
+  }
+}
+
+/** The caller's headers minus those the exchange owns; null when a value holds CR, LF or NUL. */
+function requestHeaders(given: Record<string, string>): [string, string][] | null {
+  const headers = Object.entries(given).filter(([name]) => !OWN_HEADERS.has(name.toLowerCase()));
+  // A line break in a value (a client's user agent, say) would start a header of its own.
+  const unsafe = headers.some(([name, value]) =>
+    /[\r\n\0]/.test(value) || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)
+  );
+  return unsafe ? null : headers;
+}
+
+function proxyAuthorization(credentials?: ProxyCredentials): [string, string][] {
+  if (!credentials) return [];
+  return [[
+    "Proxy-Authorization",
+    `Basic ${btoa(`${credentials.username}:${credentials.password}`)}`,
+  ]];
+}
+
+function statusOf(head: Head): number {
+  return Number(/^HTTP\/1\.[01] (\d{3})/.exec(head.startLine)?.[1] ?? 0);
+}
+
+/** `work`, or a rejection with the signal's reason as soon as it aborts (a TLS handshake ignores it). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  work.catch(() => {}); // the late failure of abandoned work is nobody's
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 const failed = (reason: string): ProxiedAnswer => ({ ok: false, reason });

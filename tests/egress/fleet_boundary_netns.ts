@@ -11,6 +11,7 @@ import puppeteer from "puppeteer-core";
 import { CHROME_CANDIDATES } from "../../lib/capture/local/browser.ts";
 import {
   attackerPage,
+  FALLBACK_ICON,
   FORBIDDEN,
   SERVICE_WORKER,
   TCP_PORTS,
@@ -26,6 +27,8 @@ import {
   touchCanaries,
 } from "../../testing/netns.ts";
 import { startService } from "../../testing/service_process.ts";
+import { hostileProxyEnv } from "../../testing/hostile_env.ts";
+import { solidPng } from "../../testing/icons.ts";
 
 const ATTACKER = "1.2.3.4";
 // The service's host as the fleet sees it (a private address, as in a VPC).
@@ -49,6 +52,14 @@ function serveAttacker() {
         status: 302,
         headers: { location: url.searchParams.get("to")! },
       });
+    }
+    if (url.pathname === "/favicon.ico") return Response.redirect(FALLBACK_ICON, 302);
+    if (url.pathname === "/icon.png") {
+      return new Response(solidPng(16, [255, 0, 0]), { headers: { "content-type": "image/png" } });
+    }
+    if (url.pathname === "/icon-page") {
+      const page = `<!doctype html><link rel="icon" href="/icon.png"><p>public icon</p>`;
+      return new Response(page, { headers: { "content-type": "text/html" } });
     }
     if (url.pathname === "/sw.js") {
       return new Response(SERVICE_WORKER, { headers: { "content-type": "text/javascript" } });
@@ -89,6 +100,9 @@ function startFleetService(fleetEndpoint: string, env: Record<string, string> = 
     KV_PATH: ":memory:",
     RATE_LIMIT_PER_MINUTE: "1000",
     CAPTURE_TIMEOUT_MS: "10000",
+    // An operator's proxy variables at their worst: NO_PROXY names loopback and the metadata
+    // address, HTTP(S)_PROXY a canary. Neither may move a byte the service fetches for a page.
+    ...hostileProxyEnv("http://169.254.169.254:3478"),
     ...env,
   }, { denyRead: CHROME_CANDIDATES });
 }
@@ -159,6 +173,26 @@ Deno.test("remote mode with EGRESS_PROXY_URL: no attacker page reaches a forbidd
         assert.deepEqual(contacts[name], []);
       });
     }
+    await t.step(
+      "the public icon is still kept, and the html job's loopback icon is not",
+      async () => {
+        const shoot = async (body: Record<string, unknown>) => {
+          const response = await fetch(`${service.base}/api/screenshot`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ ...body, forceRefresh: true }),
+          });
+          assert.equal(response.status, 200);
+          return (await response.json()).page;
+        };
+        const kept = await shoot({ url: `http://${ATTACKER}/icon-page` });
+        assert.match(kept.faviconData ?? "", /^data:image\/png;base64,/);
+        const html = `<link rel="icon" href="http://127.0.0.1:8080/secret.png">`;
+        assert.equal((await shoot({ html })).faviconData, null);
+        contacts.htmlJob = canaries.take().map(key);
+        assert.deepEqual(contacts.htmlJob, []);
+      },
+    );
     await t.step("nothing arrives late, and every vector's script ran", async () => {
       await new Promise((resolve) => setTimeout(resolve, STRAGGLER_WAIT_MS));
       assert.deepEqual(canaries.take().map(key), []);

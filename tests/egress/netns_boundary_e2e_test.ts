@@ -71,6 +71,25 @@ Deno.test({
       .filter(([, result]) => Object.keys(result.contacts).length > 0)
       .map(([name, result]) => `${name}: ${JSON.stringify(result.contacts)}`);
     assert.deepEqual(contacted, [], "vectors that reached a canary");
+    // The favicon the service loads itself: every vector left out, the attacker's own kept,
+    // with hostile NO_PROXY and HTTP(S)_PROXY in the service's environment.
+    const icons = Object.keys(VECTORS).filter((name) => name.startsWith("favicon"));
+    for (const name of icons) {
+      assert.equal(report.vectors[name].status, 200, name);
+      assert.equal(report.vectors[name].icon, name === "faviconPublic", name);
+    }
+    assert.equal(report.htmlIcon.status, 200);
+    assert.equal(report.htmlIcon.icon, false);
+    assert.deepEqual(report.htmlIcon.contacts, {});
+    console.log(JSON.stringify({
+      faviconContacts: Object.fromEntries(
+        [...icons.map((n) => [n, report.vectors[n].contacts]), [
+          "htmlJob",
+          report.htmlIcon.contacts,
+        ]],
+      ),
+      publicIconKept: report.vectors.faviconPublic.icon,
+    }));
     // The attacker pages did run (their report arrived), so the attempts were made.
     for (const name of ["fetch", "worker", "popup", "webrtcStun", "webrtcFromBlankFrame"]) {
       assert.notEqual(report.vectors[name].seen, null, `${name}: the page ran`);

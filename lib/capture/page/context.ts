@@ -7,6 +7,7 @@
 import type { Browser, BrowserContext, Page } from "puppeteer-core";
 import { type ColorScheme, type DeviceType, VIEWPORTS } from "../types.ts";
 import { type LockdownOptions, lockDownPage } from "./lockdown.ts";
+import { stopBrowserIconFetch } from "./browser_icon.ts";
 
 export interface CaptureContextOptions {
   /** Proxy every request of the context goes through (the egress proxy); none: direct. */
@@ -17,7 +18,8 @@ export interface CaptureContextOptions {
 
 /**
  * A fresh incognito context with one page: downloads denied, dialogs dismissed, WebRTC and new
- * windows taken away before the page's own scripts run. Closed again if any step fails.
+ * windows taken away before the page's own scripts run, the browser's own favicon request
+ * stopped. Closed again if any step fails.
  */
 export async function openCaptureContext(
   browser: Browser,
@@ -37,6 +39,8 @@ export async function openCaptureContext(
     // An alert() would block the page (and the screenshot) until someone answers it.
     page.on("dialog", (dialog) => void dialog.dismiss().catch(() => {}));
     await lockDownPage(page, options.lockdown);
+    // The service loads the favicon itself (favicon.ts): the browser's own load would be a second.
+    await stopBrowserIconFetch(page);
     return { context, page };
   } catch (error) {
     await context.close().catch(() => {});

@@ -6,10 +6,14 @@
  * Nothing here can send a packet outside the namespace: it has no link to the outside at all.
  */
 import { startService } from "../../../testing/service_process.ts";
+import { hostileProxyEnv } from "../../../testing/hostile_env.ts";
+import { solidPng } from "../../../testing/icons.ts";
 import {
   ATTACKER,
+  FALLBACK_ICON,
   FORBIDDEN_V4,
   FORBIDDEN_V6,
+  HTML_ICON_JOB,
   SERVICE_WORKER,
   TCP_PORTS,
   UDP_PORTS,
@@ -22,6 +26,8 @@ export interface VectorResult {
   status: number;
   contacts: Record<string, number>;
   seen: string | null;
+  /** Whether the answer carried the page's icon (page.faviconData). */
+  icon?: boolean;
 }
 
 /** The last stdout line of this script. */
@@ -31,6 +37,8 @@ export interface NetnsReport {
   vectors: Record<string, VectorResult>;
   /** Top-level capture URLs on forbidden hosts: their status and contacts. */
   targets: Record<string, VectorResult>;
+  /** An html job (no URL) that names a loopback icon. */
+  htmlIcon: VectorResult;
 }
 
 // After a capture answers, late packets (ICE retries, a worker still running) get this long.
@@ -158,6 +166,10 @@ function startAttacker(seen: Map<string, string>) {
     if (kind === "sw.js") {
       return new Response(SERVICE_WORKER, { headers: { "content-type": "text/javascript" } });
     }
+    if (kind === "favicon.ico") return Response.redirect(FALLBACK_ICON, 302);
+    if (kind === "icon.png") {
+      return new Response(solidPng(16, [255, 0, 0]), { headers: { "content-type": "image/png" } });
+    }
     if (kind === "hold") {
       await new Promise((r) => setTimeout(r, 1_500));
       return new Response(null, { status: 204 });
@@ -177,35 +189,44 @@ async function main() {
     ALLOW_PRIVATE_NETWORK: "false",
     RATE_LIMIT_PER_MINUTE: "10000",
     CAPTURE_TIMEOUT_MS: "10000",
+    // An operator's proxy variables at their worst: NO_PROXY names loopback and the metadata
+    // address, HTTP(S)_PROXY a canary. Neither may move a byte the service fetches for a page.
+    ...hostileProxyEnv("http://192.168.0.1:5000"),
   });
-  const capture = async (url: string): Promise<VectorResult> => {
+  const capture = async (target: { url: string } | { html: string }): Promise<VectorResult> => {
     const res = await fetch(`${service.base}/api/screenshot`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ url, forceRefresh: true }),
+      body: JSON.stringify({ ...target, forceRefresh: true }),
     });
-    await res.body?.cancel();
+    const body = await res.json().catch(() => null);
     await new Promise((r) => setTimeout(r, LINGER_MS));
-    return { status: res.status, contacts: canaries.take(), seen: null };
+    const icon = typeof body?.page?.faviconData === "string";
+    return { status: res.status, contacts: canaries.take(), seen: null, icon };
   };
   const report: NetnsReport = {
     positiveControl: positive,
     canaries: canaries.canaries,
     vectors: {},
     targets: {},
+    htmlIcon: { status: 0, contacts: {}, seen: null },
   };
   try {
     for (const name of Object.keys(VECTORS)) {
-      const result = await capture(`http://${ATTACKER}/v/${name}`);
+      const result = await capture({ url: `http://${ATTACKER}/v/${name}` });
       report.vectors[name] = { ...result, seen: seen.get(name) ?? null };
     }
     const hosts = [...FORBIDDEN_V4, ...FORBIDDEN_V6.map((a) => `[${a}]`), "localhost"];
     for (const host of hosts) {
-      report.targets[host] = await capture(`http://${host}:8080/`);
+      report.targets[host] = await capture({ url: `http://${host}:8080/` });
     }
-    report.targets.redirect = await capture(
-      `http://${ATTACKER}/redirect?to=${encodeURIComponent("http://10.0.0.1:8080/")}`,
-    );
+    report.targets.redirect = await capture({
+      url: `http://${ATTACKER}/redirect?to=${encodeURIComponent("http://10.0.0.1:8080/")}`,
+    });
+    report.htmlIcon = await capture({ html: HTML_ICON_JOB });
+  } catch (error) {
+    console.error(service.describe());
+    throw error;
   } finally {
     await service.stop();
     await attacker.shutdown();

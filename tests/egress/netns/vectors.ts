@@ -142,6 +142,26 @@ export const VECTORS: Record<string, { script?: string; html?: string }> = {
       encodeURIComponent(`http://[::ffff:7f00:1]:${CANARY_HTTP_PORT}/x`)
     }">`,
   },
+  faviconShortcut: {
+    html: `<link rel="shortcut icon" href="http://localhost:${CANARY_HTTP_PORT}/x">`,
+  },
+  faviconAppleTouch: {
+    html: `<link rel="apple-touch-icon" href="http://[::1]:${CANARY_HTTP_PORT}/x">`,
+  },
+  faviconHttps: { html: `<link rel="icon" href="https://100.100.100.200/x.png">` },
+  faviconMetadata: { html: `<link rel="icon" href="http://169.254.169.254/latest/meta-data/">` },
+  faviconRedirectChain: {
+    html: `<link rel="icon" href="/redirect?to=${
+      encodeURIComponent(
+        `/redirect?to=${encodeURIComponent(`http://localhost:${CANARY_HTTP_PORT}/x`)}`,
+      )
+    }">`,
+  },
+  // No icon declared: the origin's /favicon.ico, which the attacker redirects to FALLBACK_ICON
+  // (as it does for every page here that declares none).
+  faviconFallback: { html: "" },
+  // The attacker's own icon: the one favicon that must still arrive.
+  faviconPublic: { html: `<link rel="icon" href="/icon.png">` },
   webtransport: { script: each(urls("https", 443), `new WebTransport(u).ready.catch(() => {});`) },
   webrtcStun: { script: webrtc(STUN) },
   webrtcTurnUdp: { script: webrtc(turn("udp")) },
@@ -158,6 +178,12 @@ export const VECTORS: Record<string, { script?: string; html?: string }> = {
       ${webrtc([...STUN, ...turn("udp")], CANDIDATES, "w")}`,
   },
 };
+
+/** Where the attacker's /favicon.ico redirects. */
+export const FALLBACK_ICON = `http://172.16.0.1:${CANARY_HTTP_PORT}/favicon.ico`;
+
+/** The html job of the report: no URL at all, only a document naming a loopback icon. */
+export const HTML_ICON_JOB = `<link rel="icon" href="http://127.0.0.1:${CANARY_HTTP_PORT}/s.png">`;
 
 /** The page of one vector: the attempts, a report of what the page saw, and a late image. */
 export function vectorPage(name: string): string {
