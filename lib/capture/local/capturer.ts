@@ -11,11 +11,8 @@ import type { Dialer } from "../../egress/policy.ts";
 import { createEgressProxy, type EgressSession } from "../../egress/proxy.ts";
 import { type ContextOpener, type ContextPool, createContextPool } from "./context_pool.ts";
 import { runBoundarySelfTest, warnIfUntested } from "./boundary_probe.ts";
-import { filtersFor, interceptRequests } from "../page/adblock.ts";
 import type { AdFilters } from "../filter_lists.ts";
-import { render } from "../page/render.ts";
-import { applyEmulation } from "../page/emulation.ts";
-import { blockSockets } from "../page/request_blocking.ts";
+import { renderPrepared } from "../page/prepare.ts";
 import { closeOpenedTargets } from "../page/lockdown.ts";
 import type { Cidr } from "../../egress/cidr.ts";
 import type { CaptureBackendStatus, CaptureJob, Capturer, CaptureResult } from "../types.ts";
@@ -144,26 +141,14 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
         const onAbort = () => void prepared.context.close().catch(() => {});
         signal?.addEventListener("abort", onAbort, { once: true });
         try {
-          const { engine, blocked, annoyances } = filtersFor(page, {
-            options: job.options,
-            filters: options.adFilters,
-          });
-          // The egress proxy is this backend's boundary, so the ad filter intercepts alone.
-          if (blocked) await interceptRequests(page, blocked);
-          // Per capture, on this capture's page only: the context is closed after it.
-          await applyEmulation(page, job);
-          await blockSockets(page, job.options);
-          const rendered = await render(page, {
-            session,
-            // The favicon goes through this capture's own proxy session, like its page.
-            egress: { proxyUrl: session.url },
-            url: job.url,
-            html: job.html,
+          const rendered = await renderPrepared({
+            page,
+            job,
+            // The egress proxy is this backend's boundary, so the ad filter intercepts alone; the
+            // favicon goes through this capture's own proxy session, like its page.
+            carrier: { refusals: session, iconRoute: { proxyUrl: session.url } },
             timeoutMs,
-            options: job.options,
-            engine,
-            credentials: job.credentials,
-            annoyances,
+            adFilters: options.adFilters,
             log,
           });
           return { ...rendered, strategy: CHROMIUM_LOCAL };

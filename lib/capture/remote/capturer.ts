@@ -12,11 +12,8 @@ import type { Cidr } from "../../egress/cidr.ts";
 import { emulateDevice, openCaptureContext, userAgentsOf } from "../page/context.ts";
 import { captureFailure, failedCapture, remoteLost, remoteUnavailable } from "../failures.ts";
 import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
-import { filtersFor } from "../page/adblock.ts";
 import type { AdFilters } from "../filter_lists.ts";
-import { render } from "../page/render.ts";
-import { applyEmulation } from "../page/emulation.ts";
-import { blockSockets } from "../page/request_blocking.ts";
+import { renderPrepared, type TrafficCarrier } from "../page/prepare.ts";
 import { createRequestGuard } from "../../egress/request_guard.ts";
 import { createEgressProxy, type EgressSession } from "../../egress/proxy.ts";
 import type { Dialer } from "../../egress/policy.ts";
@@ -211,31 +208,28 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           async () => emulateDevice(page, job, await agentsOf(browser)),
         );
         if (options.byteBudget) await enforceByteBudget(page, options.byteBudget, log);
-        const { engine, blocked, annoyances } = filtersFor(page, {
-          options: job.options,
-          filters: options.adFilters,
-        });
         // One interception decides each request: the proxy guard's or the request guard's, with
         // the ad filter inside it.
-        if (session) {
-          await guardProxiedPage(page, { credentials: session.credentials, log, blocked });
-        } else await guard.attach(page, { blocked });
-        // Per capture, on this capture's own context, closed after it.
-        await applyEmulation(page, job);
-        await blockSockets(page, job.options);
-        const rendered = await render(page, {
-          session: session ?? guard,
-          url: job.url,
-          html: job.html,
+        const proxied = session && fleetProxy && { session, localUrl: fleetProxy.localUrl };
+        const carrier: TrafficCarrier = proxied
+          ? {
+            refusals: proxied.session,
+            intercept: (page, blocked) =>
+              guardProxiedPage(page, { credentials: proxied.session.credentials, log, blocked }),
+            iconRoute: { proxyUrl: proxied.localUrl, credentials: proxied.session.credentials },
+          }
+          : {
+            refusals: guard,
+            intercept: (page, blocked) => guard.attach(page, { blocked }),
+            iconRoute: { proxyUrl: (iconSession = iconEgress.openSession()).url },
+          };
+        const rendered = await renderPrepared({
+          page,
+          job,
+          carrier,
           timeoutMs,
-          options: job.options,
-          engine,
-          credentials: job.credentials,
-          annoyances,
+          adFilters: options.adFilters,
           log,
-          egress: session && fleetProxy
-            ? { proxyUrl: fleetProxy.localUrl, credentials: session.credentials }
-            : { proxyUrl: (iconSession = iconEgress.openSession()).url },
         });
         return { ...rendered, strategy: CHROMIUM_REMOTE };
       } catch (error) {
