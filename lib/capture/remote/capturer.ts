@@ -10,7 +10,7 @@ import type { Logger } from "../../log.ts";
 import { type Resolver, resolveWithDns } from "../../egress/address.ts";
 import type { Cidr } from "../../egress/cidr.ts";
 import { emulateDevice, openCaptureContext, userAgentsOf } from "../page/context.ts";
-import { captureFailure, failedCapture, remoteLost, remoteUnavailable } from "../failures.ts";
+import { failedCapture, pageFailed } from "../failures.ts";
 import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
 import type { AdFilters } from "../filter_lists.ts";
 import { renderPrepared, type TrafficCarrier } from "../page/prepare.ts";
@@ -22,12 +22,13 @@ import { enforceByteBudget } from "./byte_budget.ts";
 import { closeOpenedTargets } from "../page/lockdown.ts";
 import type { FleetProxy, FleetSession } from "../../egress/fleet_proxy.ts";
 import { guardProxiedPage } from "./context_guard.ts";
-import type {
-  CaptureBackendStatus,
-  CaptureJob,
-  Capturer,
-  CaptureResult,
-  DeviceType,
+import {
+  type CaptureBackendStatus,
+  CaptureFailure,
+  type CaptureJob,
+  type Capturer,
+  type CaptureResult,
+  type DeviceType,
 } from "../types.ts";
 import { traced } from "../../telemetry/trace.ts";
 
@@ -35,6 +36,13 @@ export const CHROMIUM_REMOTE = "chromium-remote";
 
 // Closing a context is one round trip; a remote browser that does not answer is not waited for.
 const CONTEXT_CLOSE_TIMEOUT_MS = 5_000;
+// A backend without endpoints (or closed) has nothing to reconnect; a client may retry after this.
+const NO_ENDPOINT_RETRY_S = 10;
+
+/** The failure of a capture no remote browser can take now. */
+function noRemote(retryAfterS: number): CaptureFailure {
+  return new CaptureFailure({ kind: "backend_unavailable", reason: "no_remote", retryAfterS });
+}
 
 export interface RemoteCapturerOptions {
   /** BROWSER_WS_ENDPOINT, already split (lib/config.ts). */
@@ -121,7 +129,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
       const browser = await endpoints[index].connect().catch(() => null);
       if (browser) return take(index, browser);
     }
-    throw remoteUnavailable(Math.min(...endpoints.map((e) => e.retryAfterSeconds())));
+    throw noRemote(Math.min(...endpoints.map((e) => e.retryAfterSeconds())));
   };
 
   const agentsOf = (browser: Browser) => {
@@ -161,7 +169,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
     boundary: () => fleetProxy ? "enforced" : "advisory",
     async capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult> {
       signal?.throwIfAborted();
-      if (closed || endpoints.length === 0) throw remoteUnavailable(10);
+      if (closed || endpoints.length === 0) throw noRemote(NO_ENDPOINT_RETRY_S);
       const guard = createRequestGuard({
         resolver,
         allowPrivateNetwork,
@@ -173,7 +181,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
       // An html document has no URL to check: what it references is judged request by request.
       if (!fleetProxy && job.html === undefined) {
         await guard.checkTarget(job.url).catch((error) => {
-          throw captureFailure(error, { url: job.url, timeoutMs, browserConnected: true });
+          throw pageFailed(error, { url: job.url, timeoutMs });
         });
       }
       const { browser, endpoint } = await pick();
@@ -239,7 +247,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           timeoutMs,
           backend: CHROMIUM_REMOTE,
           browserConnected: browser.connected,
-          disconnected: remoteLost,
+          disconnected: "remote_lost",
           log,
         });
       } finally {
