@@ -60,13 +60,13 @@ export const NO_PAGE_METADATA: PageMetadata = {
 };
 
 export interface CaptureResult {
-  /** The image, in `format`. */
-  png: Uint8Array;
+  /** The image's bytes, in `format`. */
+  image: Uint8Array;
   /**
-   * The image's format: the job's (png unless options.format says otherwise) once the capture
-   * layer is done with it; a backend may return png for a jpeg or webp job (transcode.ts).
+   * The format of `image`: the job's once the capture layer is done with it; a backend returns
+   * the format it shot in, png where the shot plan has the service encode (page/shot_plan.ts).
    */
-  format?: ImageFormat;
+  format: ImageFormat;
   /** The page's metadata, read once it settled; absent from records cached before it existed. */
   page?: PageMetadata;
   /** Name of the backend that rendered it, e.g. "chromium-local" or "chromium-remote". */

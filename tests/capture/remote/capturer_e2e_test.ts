@@ -54,7 +54,7 @@ Deno.test("remote captures say chromium-remote, honour viewport and scheme, and 
       const result = await capturer.capture(job(`${pages.origin}/`));
       assert.equal(result.strategy, "chromium-remote");
       assert.equal(result.targetStatus, 200);
-      const png = decodePng(result.png);
+      const png = decodePng(result.image);
       assert.deepEqual([png.width, png.height], [1920, 1080]);
       assert.deepEqual(png.rgb(100, 100), [255, 255, 255]);
       assert.doesNotMatch(pages.lastUserAgent ?? "", /Headless|Mobile/);
@@ -63,14 +63,14 @@ Deno.test("remote captures say chromium-remote, honour viewport and scheme, and 
       const result = await capturer.capture(
         job(`${pages.origin}/`, { deviceType: "mobile", colorScheme: "dark" }),
       );
-      const png = decodePng(result.png);
+      const png = decodePng(result.image);
       assert.deepEqual([png.width, png.height], [375, 667]);
       assert.deepEqual(png.rgb(100, 100), [0, 0, 0]);
       assert.match(pages.lastUserAgent ?? "", /Android .* Mobile Safari/);
     });
     await t.step("mobile emulation includes touch", async () => {
       const result = await capturer.capture(job(`${pages.origin}/touch`, { deviceType: "mobile" }));
-      assert.deepEqual(decodePng(result.png).rgb(187, 333), [0, 255, 0]);
+      assert.deepEqual(decodePng(result.image).rgb(187, 333), [0, 255, 0]);
     });
     await t.step("each capture has its own context: no cookie survives", async () => {
       for (let i = 0; i < 3; i++) await capturer.capture(job(`${pages.origin}/cookie`));

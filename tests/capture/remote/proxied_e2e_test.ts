@@ -80,7 +80,7 @@ Deno.test("remote captures behind the egress proxy: pages get out only through i
       const result = await shoot("http://public.test/");
       assert.equal(result.strategy, "chromium-remote");
       assert.equal(result.targetStatus, 200);
-      assert.deepEqual(decodePng(result.png).rgb(100, 100), [255, 255, 255]);
+      assert.deepEqual(decodePng(result.image).rgb(100, 100), [255, 255, 255]);
       // The fleet never resolved public.test itself: the proxy did, and connected to it.
       assert.ok(dialed.includes(PUBLIC_IP));
       assert.equal(internet.hits.get("/"), 1);
@@ -103,7 +103,7 @@ Deno.test("remote captures behind the egress proxy: pages get out only through i
     });
     await t.step("the main frame may not navigate away from the checked URL", async () => {
       const result = await shoot("http://public.test/away");
-      assert.deepEqual(decodePng(result.png).rgb(100, 100), [255, 255, 255]);
+      assert.deepEqual(decodePng(result.image).rgb(100, 100), [255, 255, 255]);
       assert.equal(internet.hits.get("/dark"), undefined);
     });
     await t.step("the favicon goes through the capture's proxy session too", async () => {

@@ -118,11 +118,11 @@ Deno.test("a slow cache write of an older render never lands after a refresh's",
   const plain = { ...JOB, options: undefined };
   const first = await service.take(plain);
   const refreshed = await service.take(plain, { forceRefresh: true });
-  assert.notEqual(refreshed.png, first.png);
+  assert.notEqual(refreshed.image, first.image);
   firstWrite.resolve();
   await eventually(() => landed.length === 2, "both writes are over");
   assert.deepEqual(landed, [1, 2], "the refresh's write lands last");
   const after = await service.take(plain);
   assert.equal(after.cached, true);
-  assert.deepEqual(after.png, refreshed.png);
+  assert.deepEqual(after.image, refreshed.image);
 });
