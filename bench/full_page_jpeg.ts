@@ -55,8 +55,8 @@ for (let round = 0; round < ROUNDS + 1; round++) {
   const png = await timed(() => capturer.capture(job("png")));
   const jpeg = await timed(() => capturer.capture(job("jpeg")));
   // The re-encode alone, on this round's PNG, and sharp's encode of the same pixels, decoded.
-  const again = await timed(() => transcode(png.value.png, { format: "jpeg", quality: 80 }));
-  const raw = await sharp(png.value.png).raw().toBuffer({ resolveWithObject: true });
+  const again = await timed(() => transcode(png.value.image, { format: "jpeg", quality: 80 }));
+  const raw = await sharp(png.value.image).raw().toBuffer({ resolveWithObject: true });
   const plain = await timed(() =>
     sharp(raw.data, { raw: raw.info }).jpeg({ quality: 80 }).toBuffer()
   );
@@ -64,9 +64,9 @@ for (let round = 0; round < ROUNDS + 1; round++) {
   add(
     `service full page, png (${raw.info.width}x${raw.info.height})`,
     png.ms,
-    png.value.png.length,
+    png.value.image.length,
   );
-  add("service full page, jpeg q80", jpeg.ms, jpeg.value.png.length);
+  add("service full page, jpeg q80", jpeg.ms, jpeg.value.image.length);
   add("its re-encode alone (PNG in, JPEG out, export codecs)", again.ms, again.value.length);
   add("sharp JPEG q80, encode only, same pixels", plain.ms, plain.value.length);
 }

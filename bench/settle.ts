@@ -61,7 +61,7 @@ if (import.meta.main) {
       deviceType: "desktop",
       colorScheme: "light",
       ...(Object.keys(options).length ? { options } : {}),
-    })).png;
+    })).image;
   const modes: [Mode, (path: string) => () => Promise<Uint8Array>][] = [
     ["viewport", service({})],
     ["fullPage", service({ fullPage: true })],

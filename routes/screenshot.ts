@@ -197,7 +197,6 @@ export function createScreenshotRouter() {
       Object.assign(c.var.logFields, { cache, strategy: outcome.strategy });
       const capture = {
         ...outcome,
-        image: outcome.png,
         format: answer.format,
         url,
         deviceType,

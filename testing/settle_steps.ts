@@ -32,7 +32,7 @@ export function shooter(harness: SettleHarness) {
       ...(Object.keys(options).length ? { options } : {}),
     });
     assert.equal(result.strategy, harness.strategy);
-    return { result, image: decodePng(result.png) };
+    return { result, image: decodePng(result.image) };
   };
 }
 

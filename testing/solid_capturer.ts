@@ -82,7 +82,8 @@ export function solidCapturer(options: { targetStatus?: number | null } = {}): S
       const { width, height } = VIEWPORTS[job.deviceType];
       const shade = job.colorScheme === "dark" ? 16 + call : 240 - call;
       return {
-        png: solidPng(width, height, [shade, shade, shade]),
+        image: solidPng(width, height, [shade, shade, shade]),
+        format: "png",
         strategy: "test-solid",
         targetStatus: options.targetStatus === undefined ? 200 : options.targetStatus,
       };

@@ -95,7 +95,13 @@ async function shootPhases(table: PhaseTable, run: PhaseRun, page: Page, write: 
   await phase(table, "cache write (Deno KV)", pid, () =>
     cache.set(
       key,
-      { png: new Uint8Array(png), targetStatus: 200, strategy: "bench", capturedAt: Date.now() },
+      {
+        image: new Uint8Array(png),
+        format: "png",
+        targetStatus: 200,
+        strategy: "bench",
+        capturedAt: Date.now(),
+      },
     ));
 }
 

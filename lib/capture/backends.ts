@@ -1,13 +1,11 @@
 /**
  * Which capture backends an instance runs, in order: the local Chromium first when there is
  * one, the remote browsers of BROWSER_WS_ENDPOINT behind it (or alone, as on Deno Deploy).
- * Only "this backend cannot run" (503 upstream_unavailable) moves a capture on to the next
- * backend: a page that times out, is refused or fails to load (408, 400, 500) would do the same
- * in any browser, so that answer is final.
+ * Only "this backend cannot run" (a CaptureFailure of kind backend_unavailable) moves a capture
+ * on to the next backend: a page that times out, is refused or fails to load would do the same
+ * in any browser, so that failure is final.
  */
 import type { Config } from "../config.ts";
-import { ApiError } from "../errors.ts";
-import { allBackendsDown } from "./failures.ts";
 import type { Logger } from "../log.ts";
 import type { AdFilters } from "./filter_lists.ts";
 import { type Resolver, resolveWithDns } from "../egress/address.ts";
@@ -17,7 +15,7 @@ import { CHROMIUM_REMOTE, createRemoteCapturer } from "./remote/capturer.ts";
 import { instrumentBackend } from "./instrument.ts";
 import { createFleetProxy } from "../egress/fleet_proxy.ts";
 import type { Backoff } from "./remote/endpoint.ts";
-import type { CaptureJob, Capturer, CaptureResult } from "./types.ts";
+import { CaptureFailure, type CaptureJob, type Capturer, type CaptureResult } from "./types.ts";
 
 /** A Capturer that main.ts can warm up before the first request. */
 export interface StartableCapturer extends Capturer {
@@ -50,6 +48,8 @@ export interface CaptureBackendsOptions {
 
 // The fleet proxy's TCP connect budget, as the local proxy's: below the default capture timeout.
 const CONNECT_TIMEOUT_MS = 10_000;
+// When no backend says how soon it may be back, a client may retry after this.
+const DEFAULT_RETRY_S = 10;
 
 /**
  * The backends the configuration asks for; nothing is launched or connected yet, except the
@@ -121,7 +121,7 @@ export function chainCapturers(backends: StartableCapturer[], log: Logger): Star
     boundary: () =>
       backends.some((backend) => backend.boundary?.() === "advisory") ? "advisory" : "enforced",
     async capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult> {
-      const unavailable: ApiError[] = [];
+      const unavailable: CaptureFailure[] = [];
       for (const backend of backends) {
         try {
           return await backend.capture(job, signal);
@@ -130,11 +130,11 @@ export function chainCapturers(backends: StartableCapturer[], log: Logger): Star
           unavailable.push(error);
           log.info("capture backend unavailable; trying the next one", {
             backend: backend.status()[0]?.name,
-            reason: error.message,
+            reason: error.detail.reason,
           });
         }
       }
-      throw allBackendsDown(unavailable);
+      throw noBackend(unavailable);
     },
     async close() {
       await Promise.all(backends.map((backend) => backend.close()));
@@ -142,6 +142,22 @@ export function chainCapturers(backends: StartableCapturer[], log: Logger): Star
   };
 }
 
-function isUnavailable(error: unknown): error is ApiError {
-  return error instanceof ApiError && error.status === 503 && error.code === "upstream_unavailable";
+function isUnavailable(error: unknown): error is CaptureFailure & {
+  detail: { kind: "backend_unavailable" };
+} {
+  return error instanceof CaptureFailure && error.detail.kind === "backend_unavailable";
+}
+
+/** Every backend unavailable: the soonest any of them may be back is the wait. */
+function noBackend(unavailable: CaptureFailure[]): CaptureFailure {
+  const waits = unavailable.flatMap((f) =>
+    f.detail.kind === "backend_unavailable" && f.detail.retryAfterS > 0
+      ? [f.detail.retryAfterS]
+      : []
+  );
+  return new CaptureFailure({
+    kind: "no_backend",
+    retryAfterS: waits.length > 0 ? Math.min(...waits) : DEFAULT_RETRY_S,
+    beforeWork: unavailable.every((f) => f.beforeWork),
+  });
 }

@@ -18,6 +18,7 @@ import { exportFailureError } from "../codecs/failures.ts";
 import { RequestFailure, type RequestFailureDetail } from "./request/request_failure.ts";
 import type { Logger } from "../log.ts";
 import { redactUrls } from "./request/log_target.ts";
+import { type BackendGone, CaptureFailure } from "./types.ts";
 
 /**
  * Why a backend cannot run, in our own fixed words (no address, no browser output), so it may
@@ -31,7 +32,7 @@ export class BackendDownError extends Error {
 }
 
 /** 503 when no remote browser is connected or reachable. */
-export function remoteUnavailable(retryAfter: number): ApiError {
+function remoteUnavailable(retryAfter: number): ApiError {
   return upstreamUnavailable("No remote browser is reachable.", {
     hint: "The browsers of BROWSER_WS_ENDPOINT do not answer; the service keeps reconnecting. " +
       "Retry after Retry-After seconds.",
@@ -40,21 +41,21 @@ export function remoteUnavailable(retryAfter: number): ApiError {
 }
 
 /** 503 when the connection to the remote browser dropped during the capture. */
-export function remoteLost(): ApiError {
+function remoteLost(retryAfterS: number): ApiError {
   return upstreamUnavailable("The remote browser went away during the capture.", {
     hint: "The connection to the remote browser dropped; the service is reconnecting. " +
       "Retry after Retry-After seconds.",
-    headers: { "Retry-After": "1" },
+    headers: { "Retry-After": String(retryAfterS) },
   });
 }
 
 /** 503 when no browser can run; the hint names the three ways to provide one. */
-export function browserUnavailable(): ApiError {
+function browserUnavailable(retryAfterS: number): ApiError {
   return upstreamUnavailable("No browser is available to render the page.", {
     hint: "The operator must install Chromium (apt-get install chromium), set CHROME_PATH to a " +
       "Chrome or Chromium executable, or set BROWSER_WS_ENDPOINT to a remote browser. " +
       "Retry after Retry-After seconds.",
-    headers: { "Retry-After": "10" },
+    headers: { "Retry-After": String(retryAfterS) },
   });
 }
 
@@ -223,15 +224,13 @@ export function captureFailure(
     url: string;
     timeoutMs: number;
     browserConnected: boolean;
-    /** The answer when the browser went away (default: it is being relaunched). */
-    disconnected?: () => ApiError;
   },
 ): ApiError {
   if (error instanceof ApiError) return error;
   const typed = typedFailureError(error);
   if (typed) return typed;
   // Whatever the message says, a browser that went away is why the capture failed.
-  if (!context.browserConnected) return context.disconnected?.() ?? browserRestarted();
+  if (!context.browserConnected) return browserRestarted(1);
   const message = error instanceof Error ? error.message : String(error);
   const netCode = /net::(ERR_[A-Z0-9_]+)/.exec(message)?.[1];
   if (isPuppeteerTimeout(error)) {
@@ -252,10 +251,10 @@ export function captureFailure(
 }
 
 /** 503 when the local browser went away during the capture; it is relaunched at once. */
-function browserRestarted(): ApiError {
+function browserRestarted(retryAfterS: number): ApiError {
   return upstreamUnavailable("The browser restarted during the capture.", {
     hint: "The browser is being relaunched; retry after Retry-After seconds.",
-    headers: { "Retry-After": "1" },
+    headers: { "Retry-After": String(retryAfterS) },
   });
 }
 
@@ -274,25 +273,107 @@ export interface FailedCapture {
   /** Backend name, for the log line. */
   backend: string;
   browserConnected: boolean;
-  /** The answer when the browser went away mid-capture (each backend says how it recovers). */
-  disconnected?: () => ApiError;
+  /** What a browser gone mid-capture means (each backend says how it recovers). */
+  disconnected?: Extract<BackendGone, "remote_lost" | "browser_restarted">;
   log: Logger;
 }
 
 /**
- * Maps what went wrong to the API error and logs it once: backend, status, code, the browser's
- * message with URLs reduced to their origin, and the error's own log detail (a refusal's reason).
+ * What went wrong in a backend's capture as a CaptureFailure, logged once: backend, the status
+ * and code it will be answered with, the browser's message with URLs reduced to their origin,
+ * and the answer's own log detail (a refusal's reason).
  */
-export function failedCapture(error: unknown, capture: FailedCapture): ApiError {
-  const failure = captureFailure(error, capture);
+export function failedCapture(error: unknown, capture: FailedCapture): CaptureFailure {
+  const failure = classified(error, capture);
+  const answer = captureFailureError(failure);
   capture.log.info("capture failed", {
     backend: capture.backend,
-    status: failure.status,
-    code: failure.code,
+    status: answer.status,
+    code: answer.code,
     reason: redactUrls(error instanceof Error ? error.message : String(error)),
-    ...failure.logDetail,
+    ...answer.logDetail,
   });
   return failure;
+}
+
+/** A failure of the page or its target, as thrown (a typed failure or a browser error). */
+export function pageFailed(
+  error: unknown,
+  context: { url: string; timeoutMs: number },
+): CaptureFailure {
+  if (error instanceof CaptureFailure) return error;
+  return new CaptureFailure({
+    kind: "page_failed",
+    cause: error,
+    ...context,
+    timedOut: timedOut(error),
+  });
+}
+
+function classified(error: unknown, capture: FailedCapture): CaptureFailure {
+  if (error instanceof CaptureFailure) return error;
+  // Whatever the message says, a browser that went away is why the capture failed; a failure
+  // that says what happened (a typed one, an answer already made) still says it.
+  const said = error instanceof ApiError || typedFailureError(error) !== undefined;
+  if (!capture.browserConnected && !said) {
+    const reason = capture.disconnected ?? "browser_restarted";
+    return new CaptureFailure({ kind: "backend_unavailable", reason, retryAfterS: 1 });
+  }
+  return pageFailed(error, capture);
+}
+
+/** Whether the capture's own budget ran out (the page's load, an awaited element, its paint). */
+function timedOut(error: unknown): boolean {
+  if (error instanceof PageFailure) {
+    return error.detail.kind === "element_timeout" || error.detail.kind === "no_paint";
+  }
+  return !(error instanceof ApiError) && typedFailureError(error) === undefined &&
+    isPuppeteerTimeout(error);
+}
+
+/**
+ * The one table from a capture's failure to the API's answer (status, code, hint, Retry-After),
+ * applied once at the service's edge. The answer carries the failure as its `cause`, so whoever
+ * holds the answer can still read what happened (CaptureFailure.beforeWork, say).
+ */
+export function captureFailureError(failure: CaptureFailure): ApiError {
+  const answer = answerOf(failure);
+  answer.cause = failure;
+  return answer;
+}
+
+/** The 503 of one backend that cannot run the capture, by why. */
+function unavailableError(reason: BackendGone, retryAfterS: number): ApiError {
+  switch (reason) {
+    case "no_browser":
+      return browserUnavailable(retryAfterS);
+    case "no_remote":
+      return remoteUnavailable(retryAfterS);
+    case "remote_lost":
+      return remoteLost(retryAfterS);
+    case "browser_restarted":
+      return browserRestarted(retryAfterS);
+  }
+}
+
+function answerOf(failure: CaptureFailure): ApiError {
+  const { detail } = failure;
+  switch (detail.kind) {
+    case "backend_unavailable":
+      return unavailableError(detail.reason, detail.retryAfterS);
+    case "no_backend":
+      return allBackendsDown(detail.retryAfterS);
+    case "queue_full":
+      return queueFullError(detail.retryAfterS);
+    case "deadline":
+      return hardTimeoutError(detail.ms);
+    case "page_failed":
+      return captureFailure(detail.cause, {
+        url: detail.url,
+        timeoutMs: detail.timeoutMs,
+        browserConnected: true,
+      });
+  }
 }
 
 /** The answer to a request whose own client went away before its capture finished. */
@@ -314,7 +395,7 @@ export function targetStatusError(status: number): ApiError {
 }
 
 /** The service's deadline passed: the capturer ignored its own timeouts. */
-export function hardTimeoutError(ms: number): ApiError {
+function hardTimeoutError(ms: number): ApiError {
   return upstreamTimeout(`The capture did not finish within ${ms} ms.`, {
     hint: "Try again later, or try a lighter page.",
   });
@@ -328,7 +409,7 @@ export function renderFailedError(): ApiError {
 }
 
 /** The 503 of a queue that could not finish another render within the budget. */
-export function queueFullError(retryAfterS: number): ApiError {
+function queueFullError(retryAfterS: number): ApiError {
   return upstreamUnavailable("Too many captures are in progress.", {
     hint: `Wait ${retryAfterS} seconds and retry; the capture queue is full for now.`,
     headers: { "Retry-After": String(retryAfterS) },
@@ -336,13 +417,11 @@ export function queueFullError(retryAfterS: number): ApiError {
 }
 
 /** The 503 when every backend is down: the soonest any of them may be back is the wait. */
-export function allBackendsDown(errors: ApiError[]): ApiError {
-  const waits = errors.map((e) => Number(e.headers["Retry-After"])).filter((s) => s > 0);
-  const retryAfter = waits.length > 0 ? Math.min(...waits) : 10;
+function allBackendsDown(retryAfterS: number): ApiError {
   return upstreamUnavailable("No browser is available to render the page.", {
     hint: "Every capture backend is down: the local Chromium and the remote browsers of " +
       "BROWSER_WS_ENDPOINT (GET /healthz shows each one's state). " +
       "Retry after Retry-After seconds.",
-    headers: { "Retry-After": String(retryAfter) },
+    headers: { "Retry-After": String(retryAfterS) },
   });
 }

@@ -2,7 +2,8 @@
  * Records what a capture backend does without changing it: a "capture.render" span and the
  * capture duration histogram.
  */
-import type { CaptureJob, Capturer, CaptureResult } from "./types.ts";
+import { CaptureFailure, type CaptureJob, type Capturer, type CaptureResult } from "./types.ts";
+import { captureFailureError } from "./failures.ts";
 import { METRICS, secondsSince } from "../telemetry/metrics.ts";
 import { outcomeOf, traced } from "../telemetry/trace.ts";
 
@@ -17,7 +18,8 @@ export function instrumentBackend<T extends Capturer>(backend: T, name: string):
         const attributes = { backend: name, deviceType: job.deviceType };
         return await traced("capture.render", attributes, () => backend.capture(job, signal));
       } catch (error) {
-        outcome = outcomeOf(error);
+        // Labelled by the code it is answered with, as every other failure is.
+        outcome = outcomeOf(error instanceof CaptureFailure ? captureFailureError(error) : error);
         throw error;
       } finally {
         METRICS.captureDuration.observe({ backend: name, outcome }, secondsSince(started));

@@ -1,12 +1,13 @@
 /**
- * The capture in the format its request named. Chromium encodes jpeg and webp itself when one
- * screenshot is the image; a full page joined from screens (or an area drawn in bands) comes back
- * as PNG, and is re-encoded here by the export codecs at the request's quality.
+ * The capture in the format its request named, where the shot plan has the service encode it
+ * (page/shot_plan.ts, encoderOf: an image joined as PNG from several shots for a jpeg or webp):
+ * re-encoded here by the export codecs at the request's quality.
  */
 import type { ImageExporter } from "../codecs/exporter.ts";
 import { typedFailureError } from "./failures.ts";
 import type { CaptureJob, Capturer, CaptureResult } from "./types.ts";
 import { DEFAULT_QUALITY } from "./request/options.ts";
+import { encoderOf, planShot } from "./page/shot_plan.ts";
 
 /** Re-encodes a PNG as jpeg or webp at a quality 1..100. */
 export type Transcoder = (
@@ -29,18 +30,18 @@ export function exporterTranscoder(exporter: ImageExporter): Transcoder {
   };
 }
 
-/** `capturer` whose images are always in the job's format (png unless options.format says). */
+/** `capturer` whose images are always in the job's format (its shot plan's). */
 export function inJobFormat(capturer: Capturer, transcode: Transcoder): Capturer {
   return {
     ...capturer,
     async capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult> {
       const result = await capturer.capture(job, signal);
-      const wanted = job.options?.format ?? "png";
-      if (wanted === "png" || (result.format ?? "png") === wanted) return result;
-      const quality = job.options?.quality ?? DEFAULT_QUALITY;
+      const plan = planShot(job.options);
+      const { format, quality = DEFAULT_QUALITY } = plan;
+      if (format === "png" || encoderOf(plan, result.format) === "chromium") return result;
       try {
-        const png = await transcode(result.png, { format: wanted, quality });
-        return { ...result, png, format: wanted };
+        const image = await transcode(result.image, { format, quality });
+        return { ...result, image, format };
       } catch (error) {
         // The codecs' typed failure (a busy encoder: 503 with Retry-After) as the API's answer.
         throw typedFailureError(error) ?? error;

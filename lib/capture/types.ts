@@ -60,13 +60,13 @@ export const NO_PAGE_METADATA: PageMetadata = {
 };
 
 export interface CaptureResult {
-  /** The image, in `format`. */
-  png: Uint8Array;
+  /** The image's bytes, in `format`. */
+  image: Uint8Array;
   /**
-   * The image's format: the job's (png unless options.format says otherwise) once the capture
-   * layer is done with it; a backend may return png for a jpeg or webp job (transcode.ts).
+   * The format of `image`: the job's once the capture layer is done with it; a backend returns
+   * the format it shot in, png where the shot plan has the service encode (page/shot_plan.ts).
    */
-  format?: ImageFormat;
+  format: ImageFormat;
   /** The page's metadata, read once it settled; absent from records cached before it existed. */
   page?: PageMetadata;
   /** Name of the backend that rendered it, e.g. "chromium-local" or "chromium-remote". */
@@ -89,9 +89,8 @@ export interface CaptureBackendStatus {
 }
 
 /**
- * Renders pages. Failures are thrown as ApiError: 408 upstream_timeout, 400 invalid_url
- * (name does not resolve / forbidden address), 500 upstream_failed (cannot load), 503
- * upstream_unavailable (no backend can run).
+ * Renders pages. Failures are thrown as CaptureFailure (what happened, never a status): the
+ * service maps them to the API's errors at its edge (capture/failures.ts, captureFailureError).
  */
 export interface Capturer {
   capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult>;
@@ -102,4 +101,60 @@ export interface Capturer {
    */
   boundary?(): "enforced" | "advisory";
   close(): Promise<void>;
+}
+
+/** Why a backend cannot run a capture. */
+export type BackendGone =
+  /** No local browser could be launched (or the backend is closed). */
+  | "no_browser"
+  /** No remote browser is connected or reachable; `retryAfterS` is the soonest one may be. */
+  | "no_remote"
+  /** The connection to the remote browser dropped during the capture. */
+  | "remote_lost"
+  /** The local browser went away during the capture; it is relaunched at once. */
+  | "browser_restarted";
+
+/**
+ * What went wrong in a capture, in the capture's terms: lib/capture throws and branches on these
+ * (the backend chain, the admission, the bounded render) and capture/failures.ts alone turns
+ * each kind into a status, a code and a hint.
+ */
+export type CaptureFailureDetail =
+  /** This backend cannot run the capture: the chain tries the next one. */
+  | { kind: "backend_unavailable"; reason: BackendGone; retryAfterS: number }
+  /** Every backend of the chain was unavailable; the soonest any may be back is the wait. */
+  | { kind: "no_backend"; retryAfterS: number; beforeWork: boolean }
+  /** The render queue could not finish another render within its budget (admission.ts). */
+  | { kind: "queue_full"; retryAfterS: number }
+  /** The service's deadline passed: the capturer ignored its own timeouts. */
+  | { kind: "deadline"; ms: number }
+  /**
+   * The page (or the target) failed: `cause` is the typed failure or browser error as thrown;
+   * `timedOut` when it was the capture's own budget that ran out (the render was cut off).
+   */
+  | { kind: "page_failed"; cause: unknown; url: string; timeoutMs: number; timedOut: boolean };
+
+export class CaptureFailure extends Error {
+  constructor(readonly detail: CaptureFailureDetail) {
+    super(`capture failure: ${detail.kind}`);
+    this.name = "CaptureFailure";
+  }
+
+  /**
+   * Refused before any work on the page began: the queue was full, or no backend could take the
+   * capture (a request charged for it may be given its count back).
+   */
+  get beforeWork(): boolean {
+    const { detail } = this;
+    switch (detail.kind) {
+      case "queue_full":
+        return true;
+      case "no_backend":
+        return detail.beforeWork;
+      case "backend_unavailable":
+        return detail.reason === "no_browser" || detail.reason === "no_remote";
+      default:
+        return false;
+    }
+  }
 }

@@ -21,7 +21,12 @@ function sizedCapturer(size: number): Capturer & { renders: number } {
     renders: 0,
     capture() {
       capturer.renders++;
-      return Promise.resolve({ png: new Uint8Array(size), strategy: "fake", targetStatus: 200 });
+      return Promise.resolve({
+        image: new Uint8Array(size),
+        format: "png" as const,
+        strategy: "fake",
+        targetStatus: 200,
+      });
     },
     status: () => [],
     close: () => Promise.resolve(),
@@ -59,7 +64,7 @@ Deno.test("a PNG over the cache cap is served but not cached (default 8 MiB)", a
       hardTimeoutMs: 10_000,
     });
     const first = await service.take(job);
-    assert.equal(first.png.byteLength, size, "served");
+    assert.equal(first.image.byteLength, size, "served");
     await eventually(() => service.stats().flights === 0, "the cache write ended");
     assert.equal(cache.writes, cached ? 1 : 0);
     const second = await service.take(job);

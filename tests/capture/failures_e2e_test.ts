@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { createChromiumCapturer } from "../../lib/capture/local/capturer.ts";
 import type { CaptureJob } from "../../lib/capture/types.ts";
-import { ApiError } from "../../lib/errors.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import { createTestApp } from "../../testing/app.ts";
 import { servePages } from "../../testing/capture_fixtures.ts";
 import { assertEnvelope } from "../../testing/envelope.ts";
+import { captureAnswer } from "../../testing/capture_answer.ts";
 
 const job = (url: string): CaptureJob => ({ url, deviceType: "desktop", colorScheme: "light" });
 
@@ -15,12 +15,6 @@ function closedPort(): number {
   const { port } = listener.addr;
   listener.close();
   return port;
-}
-
-async function captureError(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(() => null, (e) => e);
-  assert.ok(error instanceof ApiError, `an ApiError, got ${error}`);
-  return error;
 }
 
 Deno.test("load failures become API errors whose hint says what happened", async (t) => {
@@ -41,25 +35,25 @@ Deno.test("load failures become API errors whose hint says what happened", async
   });
   try {
     await t.step("connection refused", async () => {
-      const error = await captureError(capturer.capture(job(`http://127.0.0.1:${closedPort()}/`)));
+      const error = await captureAnswer(capturer.capture(job(`http://127.0.0.1:${closedPort()}/`)));
       assert.equal(error.status, 500);
       assert.equal(error.code, "upstream_failed");
       assert.match(error.hint, /connection refused/);
     });
     await t.step("TLS handshake with a server that does not speak TLS", async () => {
-      const error = await captureError(capturer.capture(job(`https://127.0.0.1:${pages.port}/`)));
+      const error = await captureAnswer(capturer.capture(job(`https://127.0.0.1:${pages.port}/`)));
       assert.equal(error.status, 500);
       assert.equal(error.code, "upstream_failed");
       assert.match(error.message, /TLS/);
       assert.match(error.hint, /ERR_SSL_PROTOCOL_ERROR/);
     });
     await t.step("a download instead of a page", async () => {
-      const error = await captureError(capturer.capture(job(`${pages.origin}/download`)));
+      const error = await captureAnswer(capturer.capture(job(`${pages.origin}/download`)));
       assert.equal(error.code, "upstream_failed");
       assert.match(error.hint, /download/);
     });
     await t.step("a redirect loop", async () => {
-      const error = await captureError(capturer.capture(job(`${pages.origin}/loop`)));
+      const error = await captureAnswer(capturer.capture(job(`${pages.origin}/loop`)));
       assert.equal(error.code, "upstream_failed");
       assert.match(error.hint, /ERR_TOO_MANY_REDIRECTS/);
     });
@@ -81,7 +75,7 @@ Deno.test("a document that never arrives times out with 408 upstream_timeout", a
     log: createMemoryLogger(),
   });
   try {
-    const error = await captureError(capturer.capture(job(`${pages.origin}/hang`)));
+    const error = await captureAnswer(capturer.capture(job(`${pages.origin}/hang`)));
     assert.equal(error.status, 408);
     assert.equal(error.code, "upstream_timeout");
     assert.match(error.hint, /1500 ms/);
@@ -123,7 +117,7 @@ Deno.test("without a browser the backend is down and captures answer 503 with an
       { name: "chromium-local", state: "down", detail: "not started", sandbox: null },
     ]);
     await capturer.start();
-    const error = await captureError(capturer.capture(job("https://example.com/")));
+    const error = await captureAnswer(capturer.capture(job("https://example.com/")));
     assert.equal(error.status, 503);
     assert.equal(error.code, "upstream_unavailable");
     assert.match(error.hint, /apt-get install chromium/);

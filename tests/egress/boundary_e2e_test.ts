@@ -7,7 +7,6 @@ import assert from "node:assert/strict";
 import type { Resolver } from "../../lib/egress/address.ts";
 import { createChromiumCapturer } from "../../lib/capture/local/capturer.ts";
 import type { Dialer } from "../../lib/egress/policy.ts";
-import { ApiError } from "../../lib/errors.ts";
 import { createMemoryLogger } from "../../lib/log.ts";
 import {
   PROBE_ALL_BLOCKED,
@@ -17,6 +16,7 @@ import {
   servePages,
 } from "../../testing/capture_fixtures.ts";
 import { iconRoutes } from "../../testing/icons.ts";
+import { captureAnswer } from "../../testing/capture_answer.ts";
 
 const PUBLIC_IP = "93.184.215.14";
 
@@ -90,12 +90,6 @@ function boundaryFixture() {
   };
 }
 
-async function captureError(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(() => null, (e) => e);
-  assert.ok(error instanceof ApiError, `an ApiError, got ${error}`);
-  return error;
-}
-
 Deno.test("no capture request reaches a private address, whatever form it takes", async (t) => {
   const f = boundaryFixture();
   const s = f.secret.port;
@@ -117,7 +111,7 @@ Deno.test("no capture request reaches a private address, whatever form it takes"
           "http://169.254.169.254/latest/meta-data/",
         ]
       ) {
-        const error = await captureError(shoot(url));
+        const error = await captureAnswer(shoot(url));
         assert.equal(error.status, 400, url);
         assert.equal(error.code, "invalid_url", url);
         assert.equal(error.message, "The URL's host is not publicly reachable.", url);
@@ -126,14 +120,14 @@ Deno.test("no capture request reaches a private address, whatever form it takes"
       }
     });
     await t.step("a name that does not resolve: 400 invalid_url", async () => {
-      const error = await captureError(shoot("https://gone.test/"));
+      const error = await captureAnswer(shoot("https://gone.test/"));
       assert.equal(error.status, 400);
       assert.equal(error.message, "The URL's host is not publicly reachable.");
       assert.doesNotMatch(error.hint, /gone\.test/);
     });
     await t.step("a redirect hop to a private literal or name is refused", async () => {
       for (const path of ["/redirect", "/redirect-name"]) {
-        const error = await captureError(shoot(`http://public.test${path}`));
+        const error = await captureAnswer(shoot(`http://public.test${path}`));
         assert.equal(error.code, "invalid_url", `${path}: ${error.message} ${error.hint}`);
         assert.equal(error.message, "The URL's host is not publicly reachable.", path);
         assert.deepEqual(

@@ -159,7 +159,8 @@ function tallCapturer(): Capturer {
     ...solidCapturer(),
     capture: () =>
       Promise.resolve({
-        png: solidPng(1000, 9000, [20, 120, 220]),
+        image: solidPng(1000, 9000, [20, 120, 220]),
+        format: "png",
         strategy: "test-tall",
         targetStatus: 200,
       }),

@@ -6,19 +6,22 @@ import type { Browser } from "puppeteer-core";
 import type { Logger } from "../../log.ts";
 import { type Resolver, resolveWithDns } from "../../egress/address.ts";
 import { createBrowserHost } from "./browser.ts";
-import { browserUnavailable, failedCapture } from "../failures.ts";
+import { failedCapture } from "../failures.ts";
 import type { Dialer } from "../../egress/policy.ts";
 import { createEgressProxy, type EgressSession } from "../../egress/proxy.ts";
 import { type ContextOpener, type ContextPool, createContextPool } from "./context_pool.ts";
 import { runBoundarySelfTest, warnIfUntested } from "./boundary_probe.ts";
-import { filtersFor, interceptRequests } from "../page/adblock.ts";
 import type { AdFilters } from "../filter_lists.ts";
-import { render } from "../page/render.ts";
-import { applyEmulation } from "../page/emulation.ts";
-import { blockSockets } from "../page/request_blocking.ts";
+import { renderPrepared } from "../page/prepare.ts";
 import { closeOpenedTargets } from "../page/lockdown.ts";
 import type { Cidr } from "../../egress/cidr.ts";
-import type { CaptureBackendStatus, CaptureJob, Capturer, CaptureResult } from "../types.ts";
+import {
+  type CaptureBackendStatus,
+  CaptureFailure,
+  type CaptureJob,
+  type Capturer,
+  type CaptureResult,
+} from "../types.ts";
 import { traced } from "../../telemetry/trace.ts";
 
 export const CHROMIUM_LOCAL = "chromium-local";
@@ -27,6 +30,17 @@ export const CHROMIUM_LOCAL = "chromium-local";
 const DEFAULT_POOL_SIZE = 2;
 // The proxy's TCP connect budget; below the default capture timeout so the reason is reported.
 const CONNECT_TIMEOUT_MS = 10_000;
+// Without a browser a launch is retried on the next capture; a client may try again after this.
+const NO_BROWSER_RETRY_S = 10;
+
+/** The failure of a capture this backend cannot run: no browser, or the backend is closed. */
+function noBrowser(): CaptureFailure {
+  return new CaptureFailure({
+    kind: "backend_unavailable",
+    reason: "no_browser",
+    retryAfterS: NO_BROWSER_RETRY_S,
+  });
+}
 
 export interface ChromiumCapturerOptions {
   /** CHROME_PATH; auto-detected when absent. */
@@ -128,9 +142,9 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
     },
     async capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult> {
       signal?.throwIfAborted();
-      if (closed) throw browserUnavailable();
+      if (closed) throw noBrowser();
       const browser = await host.get().catch(() => {
-        throw browserUnavailable();
+        throw noBrowser();
       });
       try {
         const pool = await poolFor(browser);
@@ -144,26 +158,14 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
         const onAbort = () => void prepared.context.close().catch(() => {});
         signal?.addEventListener("abort", onAbort, { once: true });
         try {
-          const { engine, blocked, annoyances } = filtersFor(page, {
-            options: job.options,
-            filters: options.adFilters,
-          });
-          // The egress proxy is this backend's boundary, so the ad filter intercepts alone.
-          if (blocked) await interceptRequests(page, blocked);
-          // Per capture, on this capture's page only: the context is closed after it.
-          await applyEmulation(page, job);
-          await blockSockets(page, job.options);
-          const rendered = await render(page, {
-            session,
-            // The favicon goes through this capture's own proxy session, like its page.
-            egress: { proxyUrl: session.url },
-            url: job.url,
-            html: job.html,
+          const rendered = await renderPrepared({
+            page,
+            job,
+            // The egress proxy is this backend's boundary, so the ad filter intercepts alone; the
+            // favicon goes through this capture's own proxy session, like its page.
+            carrier: { refusals: session, iconRoute: { proxyUrl: session.url } },
             timeoutMs,
-            options: job.options,
-            engine,
-            credentials: job.credentials,
-            annoyances,
+            adFilters: options.adFilters,
             log,
           });
           return { ...rendered, strategy: CHROMIUM_LOCAL };

@@ -48,7 +48,7 @@ import {
   nudgeLazyContent,
   unrollScrollContainer,
 } from "./full_page.ts";
-import { planShot, type ShotPlan } from "./shot_plan.ts";
+import { JOINED_FORMAT, planShot, type ShotPlan } from "./shot_plan.ts";
 import { shootArea, shootViewport, type Shot, type ShotStyle } from "./shoot.ts";
 import { scrollShot } from "./scroll_shot.ts";
 
@@ -63,11 +63,11 @@ const NUDGE_BUDGET_MS = 3_000;
 const WALK_SETTLE_MS = 8_000;
 
 export interface Rendered {
-  /** The image, in `format`. */
-  png: Uint8Array;
+  /** The image's bytes, in `format`. */
+  image: Uint8Array;
   /**
-   * The image's format: the job's (png unless options.format says otherwise), or png where it
-   * was joined from screens or bands; the capture layer then re-encodes it (capture/transcode.ts).
+   * The format it was shot in: the plan's, or JOINED_FORMAT where it was joined from several
+   * shots; who encodes it in the plan's format then is the plan's to say (shot_plan.ts, encoderOf).
    */
   format: ImageFormat;
   targetStatus: number | null;
@@ -185,7 +185,7 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
       shot = await shoot(context);
     }
     return {
-      png: shot.image,
+      image: shot.image,
       format: shot.format,
       page: { ...metadata, faviconData: (await favicon?.take()) ?? null },
       targetStatus: network.mainResponse?.status() ?? null,
@@ -245,8 +245,12 @@ async function shoot(context: ShotContext): Promise<Shot & { truncated: boolean 
       }
       // The unrolled container's content reacts to being in view (its observers, lazy images).
       if (unrolled) await settleBand(page, settling);
-      // Screens are joined as PNG; the capture layer re-encodes the whole to the format asked.
-      const screenStyle: ShotStyle = { scale, transparent: plan.transparent, format: "png" };
+      // Screens are joined: each is shot as PNG, and the whole encoded as the plan says.
+      const screenStyle: ShotStyle = {
+        scale,
+        transparent: plan.transparent,
+        format: JOINED_FORMAT,
+      };
       return await traced("capture.scroll_shot", {}, async (span) => {
         const walked = await scrollShot(page, {
           style: screenStyle,
@@ -256,7 +260,7 @@ async function shoot(context: ShotContext): Promise<Shot & { truncated: boolean 
           settleUntil: Math.max(settling.budgetEnd, performance.now() + WALK_SETTLE_MS),
         });
         span.setAttribute("screens", walked.screens);
-        return { image: walked.png, format: "png", truncated: walked.truncated };
+        return { image: walked.png, format: JOINED_FORMAT, truncated: walked.truncated };
       });
     }
   }

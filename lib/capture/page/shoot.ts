@@ -3,6 +3,7 @@
  * viewport without resizing it (so the layout, 100vh sections and fixed headers, stays what the
  * viewport shows), in bands joined by png_stitch.ts where one call could not hold it.
  */
+import { JOINED_FORMAT } from "./shot_plan.ts";
 import type { Page } from "puppeteer-core";
 import { withTimeout } from "../../timeout.ts";
 import { traced } from "../../telemetry/trace.ts";
@@ -43,7 +44,7 @@ export async function shootViewport(page: Page, style: ShotStyle): Promise<Uint8
 
 /**
  * An area of the document: in one call in the style's format, or past what one call can hold in
- * PNG bands joined into one PNG (the capture layer re-encodes it to the format asked for).
+ * bands joined into one image of JOINED_FORMAT (who encodes it then: shot_plan.ts, encoderOf).
  */
 export async function shootArea(
   page: Page,
@@ -54,14 +55,14 @@ export async function shootArea(
   if (clip.height <= bandCss) {
     return { image: await screenshot(page, { clip, style }), format: style.format };
   }
-  const bandStyle = { ...style, format: "png" } as const;
+  const bandStyle = { ...style, format: JOINED_FORMAT } as const;
   const stitcher = createPngStitcher();
   for (let y = clip.y; y < clip.y + clip.height; y += bandCss) {
     const height = Math.min(bandCss, clip.y + clip.height - y);
     const png = await screenshot(page, { clip: { ...clip, y, height }, style: bandStyle });
     stitcher.add({ png, skipRows: 0, rows: Math.min(pngHeader(png).height, height * style.scale) });
   }
-  return { image: stitcher.finish(), format: "png" };
+  return { image: stitcher.finish(), format: JOINED_FORMAT };
 }
 
 async function screenshot(

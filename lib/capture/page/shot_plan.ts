@@ -40,6 +40,22 @@ export interface ShotPlan {
   maxSide: number;
 }
 
+/**
+ * The format every part of an image joined from several shots is taken in: the screens of a
+ * settled full page, the bands of an area past one screenshot (png_stitch.ts joins PNG only).
+ */
+export const JOINED_FORMAT = "png";
+
+/**
+ * Who encodes the image in the plan's format, given the format it was shot in. Chromium, when one
+ * screenshot is the image: it encodes jpeg and webp itself, and nothing is decoded again. The
+ * service, when the image was joined from several shots for a jpeg or webp: the export codecs
+ * encode the joined PNG whole (capture/transcode.ts). A PNG is never encoded twice.
+ */
+export function encoderOf(plan: ShotPlan, shotIn: ImageFormat): "chromium" | "service" {
+  return shotIn === plan.format ? "chromium" : "service";
+}
+
 /** The plan of a job's options: one target, in the order selector > clip > fullPage. */
 export function planShot(options: CaptureOptions = {}): ShotPlan {
   const target: ShotTarget = options.selector

@@ -10,13 +10,10 @@ import type { Logger } from "../../log.ts";
 import { type Resolver, resolveWithDns } from "../../egress/address.ts";
 import type { Cidr } from "../../egress/cidr.ts";
 import { emulateDevice, openCaptureContext, userAgentsOf } from "../page/context.ts";
-import { captureFailure, failedCapture, remoteLost, remoteUnavailable } from "../failures.ts";
+import { failedCapture, pageFailed } from "../failures.ts";
 import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
-import { filtersFor } from "../page/adblock.ts";
 import type { AdFilters } from "../filter_lists.ts";
-import { render } from "../page/render.ts";
-import { applyEmulation } from "../page/emulation.ts";
-import { blockSockets } from "../page/request_blocking.ts";
+import { renderPrepared, type TrafficCarrier } from "../page/prepare.ts";
 import { createRequestGuard } from "../../egress/request_guard.ts";
 import { createEgressProxy, type EgressSession } from "../../egress/proxy.ts";
 import type { Dialer } from "../../egress/policy.ts";
@@ -25,12 +22,13 @@ import { enforceByteBudget } from "./byte_budget.ts";
 import { closeOpenedTargets } from "../page/lockdown.ts";
 import type { FleetProxy, FleetSession } from "../../egress/fleet_proxy.ts";
 import { guardProxiedPage } from "./context_guard.ts";
-import type {
-  CaptureBackendStatus,
-  CaptureJob,
-  Capturer,
-  CaptureResult,
-  DeviceType,
+import {
+  type CaptureBackendStatus,
+  CaptureFailure,
+  type CaptureJob,
+  type Capturer,
+  type CaptureResult,
+  type DeviceType,
 } from "../types.ts";
 import { traced } from "../../telemetry/trace.ts";
 
@@ -38,6 +36,13 @@ export const CHROMIUM_REMOTE = "chromium-remote";
 
 // Closing a context is one round trip; a remote browser that does not answer is not waited for.
 const CONTEXT_CLOSE_TIMEOUT_MS = 5_000;
+// A backend without endpoints (or closed) has nothing to reconnect; a client may retry after this.
+const NO_ENDPOINT_RETRY_S = 10;
+
+/** The failure of a capture no remote browser can take now. */
+function noRemote(retryAfterS: number): CaptureFailure {
+  return new CaptureFailure({ kind: "backend_unavailable", reason: "no_remote", retryAfterS });
+}
 
 export interface RemoteCapturerOptions {
   /** BROWSER_WS_ENDPOINT, already split (lib/config.ts). */
@@ -124,7 +129,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
       const browser = await endpoints[index].connect().catch(() => null);
       if (browser) return take(index, browser);
     }
-    throw remoteUnavailable(Math.min(...endpoints.map((e) => e.retryAfterSeconds())));
+    throw noRemote(Math.min(...endpoints.map((e) => e.retryAfterSeconds())));
   };
 
   const agentsOf = (browser: Browser) => {
@@ -164,7 +169,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
     boundary: () => fleetProxy ? "enforced" : "advisory",
     async capture(job: CaptureJob, signal?: AbortSignal): Promise<CaptureResult> {
       signal?.throwIfAborted();
-      if (closed || endpoints.length === 0) throw remoteUnavailable(10);
+      if (closed || endpoints.length === 0) throw noRemote(NO_ENDPOINT_RETRY_S);
       const guard = createRequestGuard({
         resolver,
         allowPrivateNetwork,
@@ -176,7 +181,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
       // An html document has no URL to check: what it references is judged request by request.
       if (!fleetProxy && job.html === undefined) {
         await guard.checkTarget(job.url).catch((error) => {
-          throw captureFailure(error, { url: job.url, timeoutMs, browserConnected: true });
+          throw pageFailed(error, { url: job.url, timeoutMs });
         });
       }
       const { browser, endpoint } = await pick();
@@ -211,31 +216,28 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           async () => emulateDevice(page, job, await agentsOf(browser)),
         );
         if (options.byteBudget) await enforceByteBudget(page, options.byteBudget, log);
-        const { engine, blocked, annoyances } = filtersFor(page, {
-          options: job.options,
-          filters: options.adFilters,
-        });
         // One interception decides each request: the proxy guard's or the request guard's, with
         // the ad filter inside it.
-        if (session) {
-          await guardProxiedPage(page, { credentials: session.credentials, log, blocked });
-        } else await guard.attach(page, { blocked });
-        // Per capture, on this capture's own context, closed after it.
-        await applyEmulation(page, job);
-        await blockSockets(page, job.options);
-        const rendered = await render(page, {
-          session: session ?? guard,
-          url: job.url,
-          html: job.html,
+        const proxied = session && fleetProxy && { session, localUrl: fleetProxy.localUrl };
+        const carrier: TrafficCarrier = proxied
+          ? {
+            refusals: proxied.session,
+            intercept: (page, blocked) =>
+              guardProxiedPage(page, { credentials: proxied.session.credentials, log, blocked }),
+            iconRoute: { proxyUrl: proxied.localUrl, credentials: proxied.session.credentials },
+          }
+          : {
+            refusals: guard,
+            intercept: (page, blocked) => guard.attach(page, { blocked }),
+            iconRoute: { proxyUrl: (iconSession = iconEgress.openSession()).url },
+          };
+        const rendered = await renderPrepared({
+          page,
+          job,
+          carrier,
           timeoutMs,
-          options: job.options,
-          engine,
-          credentials: job.credentials,
-          annoyances,
+          adFilters: options.adFilters,
           log,
-          egress: session && fleetProxy
-            ? { proxyUrl: fleetProxy.localUrl, credentials: session.credentials }
-            : { proxyUrl: (iconSession = iconEgress.openSession()).url },
         });
         return { ...rendered, strategy: CHROMIUM_REMOTE };
       } catch (error) {
@@ -245,7 +247,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           timeoutMs,
           backend: CHROMIUM_REMOTE,
           browserConnected: browser.connected,
-          disconnected: remoteLost,
+          disconnected: "remote_lost",
           log,
         });
       } finally {

@@ -1,6 +1,7 @@
 /**
  * The image a capture is encoded as: png (the default, lossless, alpha), jpeg or webp at a
- * quality. Chromium encodes all three itself (the shot is never decoded and encoded again).
+ * quality. Who encodes it (Chromium as it shoots, or the service for an image joined from several
+ * shots) is the shot plan's to say (page/shot_plan.ts).
  */
 import { type CaptureOptions, DEFAULT_QUALITY, type ImageFormat } from "./options.ts";
 

@@ -1,8 +1,9 @@
 /**
  * Admission of renders by expected wait: a bounded queue in front of MAX_CONCURRENT_CAPTURES
- * render slots, refusing early (503 with Retry-After) what could not finish within the budget.
+ * render slots, refusing early (a queue_full CaptureFailure, answered 503 with Retry-After) what
+ * could not finish within the budget.
  */
-import { queueFullError } from "../failures.ts";
+import { CaptureFailure } from "../types.ts";
 import type { Clock } from "../../clock.ts";
 
 // Before any render has been measured, one is assumed to take this long: between a simple page
@@ -15,7 +16,8 @@ const MAX_QUEUED_PER_SLOT = 64;
 
 export interface CaptureAdmission {
   /**
-   * Waits for a render slot; throws 503 when the expected wait is past the budget. The release
+   * Waits for a render slot; throws a queue_full CaptureFailure when the expected wait is past
+   * the budget. The release
    * it resolves with says whether the render ran to its own end: only those teach the estimate.
    */
   acquire(signal: AbortSignal): Promise<Release>;
@@ -88,7 +90,11 @@ export function createCaptureAdmission(options: CaptureAdmissionOptions): Captur
         return Promise.resolve(releaser());
       }
       const retryAfter = wouldWaitTooLong();
-      if (retryAfter > 0) return Promise.reject(queueFullError(retryAfter));
+      if (retryAfter > 0) {
+        return Promise.reject(
+          new CaptureFailure({ kind: "queue_full", retryAfterS: retryAfter }),
+        );
+      }
       return new Promise((resolve, reject) => {
         const grant = () => {
           signal.removeEventListener("abort", onAbort);

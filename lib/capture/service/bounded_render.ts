@@ -1,18 +1,19 @@
 /**
  * One render of the service: it waits for a render slot (admission.ts), runs under the
  * service's deadline (a backstop: each capturer keeps its own CAPTURE_TIMEOUT_MS), tells the
- * admission whether its duration is a real render's, and answers an unexpected failure with
- * the generic 500 after logging it without query strings.
+ * admission whether its duration is a real render's, and answers: a CaptureFailure by the one
+ * mapping (capture/failures.ts), an unexpected failure with the generic 500 after logging it
+ * without query strings. This is the edge where the service's failures become the API's.
  */
 import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../log.ts";
 import type { Clock } from "../../clock.ts";
 import type { CachedCapture } from "./cache.ts";
 import type { CaptureAdmission } from "./admission.ts";
-import type { CaptureJob, Capturer } from "../types.ts";
+import { CaptureFailure, type CaptureJob, type Capturer } from "../types.ts";
 import { traced } from "../../telemetry/trace.ts";
 import { redactUrls, targetLogFields } from "../request/log_target.ts";
-import { hardTimeoutError, renderFailedError } from "../failures.ts";
+import { captureFailureError, renderFailedError } from "../failures.ts";
 
 export interface BoundedRenderOptions {
   capturer: Capturer;
@@ -29,7 +30,10 @@ export function createBoundedRender(
 ): (job: CaptureJob, signal: AbortSignal) => Promise<CachedCapture> {
   const { capturer, admission, clock, log, hardTimeoutMs } = options;
   return async function render(job: CaptureJob, signal: AbortSignal): Promise<CachedCapture> {
-    const release = await traced("capture.queue_wait", {}, () => admission.acquire(signal));
+    const release = await traced("capture.queue_wait", {}, () => admission.acquire(signal))
+      .catch((error) => {
+        throw answer(error);
+      });
     const deadline = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     let outcome: "finished" | "abandoned" = "abandoned";
@@ -40,7 +44,7 @@ export function createBoundedRender(
         // Why: a hung capturer would hold its slot forever and starve the queue.
         timer = setTimeout(() => {
           deadline.abort();
-          reject(hardTimeoutError(hardTimeoutMs));
+          reject(new CaptureFailure({ kind: "deadline", ms: hardTimeoutMs }));
         }, hardTimeoutMs);
       });
       const result = await Promise.race([work, expired]);
@@ -49,10 +53,11 @@ export function createBoundedRender(
     } catch (error) {
       // A page that failed on its own took a real render's time; a timeout or a client that
       // left did not end the render, so its duration teaches the admission estimate nothing.
-      const cutOff = signal.aborted || deadline.signal.aborted ||
-        (error instanceof ApiError && error.status === 408);
+      const cutOff = signal.aborted || deadline.signal.aborted || timedOut(error);
       if (!cutOff) outcome = "finished";
-      if (error instanceof ApiError || signal.aborted) throw error;
+      if (error instanceof CaptureFailure || error instanceof ApiError || signal.aborted) {
+        throw answer(error);
+      }
       log.error("capture failed", { ...await targetLogFields(job.url), error: redactError(error) });
       throw renderFailedError();
     } finally {
@@ -60,6 +65,17 @@ export function createBoundedRender(
       release(outcome);
     }
   };
+}
+
+/** A typed failure as the API's answer; anything else as it is. */
+function answer(error: unknown): unknown {
+  return error instanceof CaptureFailure ? captureFailureError(error) : error;
+}
+
+/** The capture's own budget ran out (its page, an awaited element, the paint). */
+function timedOut(error: unknown): boolean {
+  return error instanceof CaptureFailure && error.detail.kind === "page_failed" &&
+    error.detail.timedOut;
 }
 
 /** An unexpected error for the log, without the query strings its message may quote. */

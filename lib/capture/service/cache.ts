@@ -1,7 +1,8 @@
 import { withTimeout } from "../../timeout.ts";
 import type { Logger } from "../../log.ts";
 import type { Store, StoreKey } from "../../store/store.ts";
-import { optionsDigest } from "../request/options.ts";
+import { type ImageFormat, optionsDigest } from "../request/options.ts";
+import { sniffKind } from "../../codecs/image_info.ts";
 import type { CaptureJob, CaptureResult, PageMetadata } from "../types.ts";
 import { textHash, urlHash } from "../../hash.ts";
 
@@ -103,7 +104,8 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
         if (typeof strategy !== "string" || typeof capturedAt !== "number") return null;
         const stored = storedPage(page);
         return {
-          png: blob.bytes,
+          image: blob.bytes,
+          format: storedFormat(blob.meta.format, blob.bytes),
           strategy,
           capturedAt,
           targetStatus: typeof targetStatus === "number" ? targetStatus : null,
@@ -124,11 +126,12 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
           capturedAt: capture.capturedAt,
           targetStatus: capture.targetStatus,
           // Only when set, so a plain capture's record is byte for byte what it always was.
+          ...(capture.format !== "png" ? { format: capture.format } : {}),
           ...(capture.truncated ? { truncated: true } : {}),
           ...(capture.page ? { page: capture.page } : {}),
         };
         await withTimeout(
-          store.setBlob(key.store, { bytes: capture.png, meta }, ttlMs),
+          store.setBlob(key.store, { bytes: capture.image, meta }, ttlMs),
           CACHE_WRITE_TIMEOUT_MS,
           "capture cache write",
         );
@@ -145,6 +148,15 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
       return store.deleteBlobs([ROOT]);
     },
   };
+}
+
+/**
+ * A record's image format: as stored, or for a record without it (a png, or one written before
+ * the format was kept) what its bytes' magic number says; png when they say nothing else.
+ */
+function storedFormat(value: unknown, bytes: Uint8Array): ImageFormat {
+  if (value === "png" || value === "jpeg" || value === "webp") return value;
+  return sniffKind(bytes) ?? "png";
 }
 
 const PAGE_FIELDS = ["title", "description", "lang", "themeColor", "favicon", "ogImage"];

@@ -116,7 +116,7 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
     if (flights.get(key.id) !== flight) return;
     // failOnHttpError: an error page is refused to its asker, so it is not kept either.
     if (isErrorStatus(capture.targetStatus) && !flight.cacheErrorPages) return;
-    if (capture.png.byteLength <= maxCachedBytes) {
+    if (capture.image.byteLength <= maxCachedBytes) {
       await writes.write(
         key.id,
         () => traced("capture.cache_write", {}, () => cache.set(key, capture)),
@@ -124,7 +124,7 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
     } else {
       log.warn("capture too large to cache; served only", {
         ...await targetLogFields(key.url),
-        bytes: capture.png.byteLength,
+        bytes: capture.image.byteLength,
         maxCachedBytes,
       });
     }

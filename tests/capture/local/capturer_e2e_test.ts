@@ -28,19 +28,19 @@ Deno.test("captures are exactly the viewport: 1920x1080 desktop and 375x667 mobi
       const result = await capturer.capture(job(`${pages.origin}/`));
       assert.equal(result.strategy, "chromium-local");
       assert.equal(result.targetStatus, 200);
-      const png = decodePng(result.png);
+      const png = decodePng(result.image);
       assert.deepEqual([png.width, png.height], [1920, 1080]);
       assert.doesNotMatch(pages.lastUserAgent ?? "", /Headless|Mobile/);
     });
     await t.step("mobile, with touch, a coarse pointer and a phone's user agent", async () => {
       const result = await capturer.capture(job(`${pages.origin}/touch`, { deviceType: "mobile" }));
-      const png = decodePng(result.png);
+      const png = decodePng(result.image);
       assert.deepEqual([png.width, png.height], [375, 667]);
       assert.deepEqual(png.rgb(187, 333), [0, 255, 0], "page saw touch emulation");
       assert.match(pages.lastUserAgent ?? "", /Android .* Mobile Safari/);
     });
     await t.step("desktop again after mobile: no touch left over", async () => {
-      const png = decodePng((await capturer.capture(job(`${pages.origin}/touch`))).png);
+      const png = decodePng((await capturer.capture(job(`${pages.origin}/touch`))).image);
       assert.deepEqual([png.width, png.height], [1920, 1080]);
       assert.deepEqual(png.rgb(960, 540), [255, 0, 0]);
     });
@@ -59,8 +59,8 @@ Deno.test("colorScheme sets prefers-color-scheme: light pixels vs dark pixels", 
       const dark = await capturer.capture(
         job(`${pages.origin}/`, { deviceType, colorScheme: "dark" }),
       );
-      assert.deepEqual(decodePng(light.png).rgb(100, 100), [255, 255, 255], deviceType);
-      assert.deepEqual(decodePng(dark.png).rgb(100, 100), [0, 0, 0], deviceType);
+      assert.deepEqual(decodePng(light.image).rgb(100, 100), [255, 255, 255], deviceType);
+      assert.deepEqual(decodePng(dark.image).rgb(100, 100), [0, 0, 0], deviceType);
     }
   } finally {
     await capturer.close();
@@ -74,7 +74,7 @@ Deno.test("an HTTP error page is rendered as a browser shows it and its status r
   try {
     const result = await capturer.capture(job(`${pages.origin}/missing`));
     assert.equal(result.targetStatus, 404);
-    assert.deepEqual(decodePng(result.png).rgb(500, 500), [0, 0, 255]);
+    assert.deepEqual(decodePng(result.image).rgb(500, 500), [0, 0, 255]);
   } finally {
     await capturer.close();
     await pages.close();
@@ -96,7 +96,7 @@ Deno.test("images that arrive after DOMContentLoaded, lazy ones included, are wa
   });
   const capturer = loopbackCapturer();
   try {
-    const png = decodePng((await capturer.capture(job(`${pages.origin}/images`))).png);
+    const png = decodePng((await capturer.capture(job(`${pages.origin}/images`))).image);
     assert.deepEqual(png.rgb(100, 100), [255, 0, 0], "slow image painted");
     assert.deepEqual(png.rgb(500, 100), [0, 255, 0], "lazy in-viewport image painted");
     assert.deepEqual(png.rgb(1000, 100), [255, 255, 255], "background elsewhere");
@@ -129,7 +129,7 @@ Deno.test("concurrent captures of different pages each get their own page", asyn
   try {
     const urls = ["/red", "/blue", "/red", "/blue"].map((p) => `${pages.origin}${p}`);
     const results = await Promise.all(urls.map((url) => capturer.capture(job(url))));
-    const colours = results.map((r) => decodePng(r.png).rgb(10, 10).join(","));
+    const colours = results.map((r) => decodePng(r.image).rgb(10, 10).join(","));
     assert.deepEqual(colours, ["255,0,0", "0,0,255", "255,0,0", "0,0,255"]);
   } finally {
     await capturer.close();

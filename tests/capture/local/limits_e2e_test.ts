@@ -60,7 +60,7 @@ Deno.test("local: over its byte budget a page is cut off, the capture answers, W
     await t.step("a page over budget still gives a screenshot, and the cut is logged", async () => {
       const result = await shoot("/heavy");
       assert.equal(result.targetStatus, 200);
-      assert.ok(result.png.byteLength > 0);
+      assert.ok(result.image.byteLength > 0);
       const served = pages.hits.get("/blob") ?? 0;
       assert.ok(served >= 3, `scripts requested (${served})`);
       const cut = log.lines.filter((l) => l.msg === "capture byte budget exceeded; page cut off");

@@ -47,7 +47,7 @@ Deno.test("remote: a page over its byte budget is cut off and still captured", a
   try {
     const result = await shoot("/heavy");
     assert.equal(result.targetStatus, 200);
-    assert.deepEqual(decodePng(result.png).rgb(10, 10), [255, 0, 0], "cut off before the end");
+    assert.deepEqual(decodePng(result.image).rgb(10, 10), [255, 0, 0], "cut off before the end");
     const cut = log.lines.filter((l) => l.msg === "capture byte budget exceeded; page cut off");
     assert.equal(cut.length, 1);
     assert.equal(cut[0].budget, BUDGET);

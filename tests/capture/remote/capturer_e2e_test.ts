@@ -8,7 +8,6 @@ import assert from "node:assert/strict";
 import type { Resolver } from "../../../lib/egress/address.ts";
 import { createRemoteCapturer } from "../../../lib/capture/remote/capturer.ts";
 import type { CaptureJob } from "../../../lib/capture/types.ts";
-import { ApiError } from "../../../lib/errors.ts";
 import { createMemoryLogger } from "../../../lib/log.ts";
 import {
   decodePng,
@@ -20,6 +19,7 @@ import { startRemoteChromium } from "../../../testing/remote_chromium.ts";
 import { eventually } from "../../../testing/wait.ts";
 import { PUBLIC_IP, publicOnLoopback } from "../../../testing/fleet_proxy.ts";
 import { iconRoutes } from "../../../testing/icons.ts";
+import { captureAnswer } from "../../../testing/capture_answer.ts";
 
 const job = (url: string, overrides: Partial<CaptureJob> = {}): CaptureJob => ({
   url,
@@ -27,12 +27,6 @@ const job = (url: string, overrides: Partial<CaptureJob> = {}): CaptureJob => ({
   colorScheme: "light",
   ...overrides,
 });
-
-async function captureError(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(() => null, (e) => e);
-  assert.ok(error instanceof ApiError, `an ApiError, got ${error}`);
-  return error;
-}
 
 /** Page targets the remote browser still has open (each capture must close its context). */
 async function openPages(port: number): Promise<string[]> {
@@ -60,7 +54,7 @@ Deno.test("remote captures say chromium-remote, honour viewport and scheme, and 
       const result = await capturer.capture(job(`${pages.origin}/`));
       assert.equal(result.strategy, "chromium-remote");
       assert.equal(result.targetStatus, 200);
-      const png = decodePng(result.png);
+      const png = decodePng(result.image);
       assert.deepEqual([png.width, png.height], [1920, 1080]);
       assert.deepEqual(png.rgb(100, 100), [255, 255, 255]);
       assert.doesNotMatch(pages.lastUserAgent ?? "", /Headless|Mobile/);
@@ -69,14 +63,14 @@ Deno.test("remote captures say chromium-remote, honour viewport and scheme, and 
       const result = await capturer.capture(
         job(`${pages.origin}/`, { deviceType: "mobile", colorScheme: "dark" }),
       );
-      const png = decodePng(result.png);
+      const png = decodePng(result.image);
       assert.deepEqual([png.width, png.height], [375, 667]);
       assert.deepEqual(png.rgb(100, 100), [0, 0, 0]);
       assert.match(pages.lastUserAgent ?? "", /Android .* Mobile Safari/);
     });
     await t.step("mobile emulation includes touch", async () => {
       const result = await capturer.capture(job(`${pages.origin}/touch`, { deviceType: "mobile" }));
-      assert.deepEqual(decodePng(result.png).rgb(187, 333), [0, 255, 0]);
+      assert.deepEqual(decodePng(result.image).rgb(187, 333), [0, 255, 0]);
     });
     await t.step("each capture has its own context: no cookie survives", async () => {
       for (let i = 0; i < 3; i++) await capturer.capture(job(`${pages.origin}/cookie`));
@@ -96,7 +90,7 @@ Deno.test("remote captures say chromium-remote, honour viewport and scheme, and 
         log: createMemoryLogger(),
       });
       try {
-        const error = await captureError(quick.capture(job(`${pages.origin}/hang`)));
+        const error = await captureAnswer(quick.capture(job(`${pages.origin}/hang`)));
         assert.equal(error.status, 408);
         assert.equal(error.code, "upstream_timeout");
       } finally {
@@ -181,7 +175,7 @@ Deno.test("on a remote browser no request reaches a private address: checks and 
   const site = `http://public.test:${internet.port}`;
   try {
     await t.step("a name resolving to loopback is refused before the remote is asked", async () => {
-      const error = await captureError(capturer.capture(job(`http://evil.test:${secret.port}/`)));
+      const error = await captureAnswer(capturer.capture(job(`http://evil.test:${secret.port}/`)));
       assert.equal(error.status, 400);
       assert.equal(error.code, "invalid_url");
       assert.equal(error.message, "The URL's host is not publicly reachable.");
@@ -197,14 +191,14 @@ Deno.test("on a remote browser no request reaches a private address: checks and 
       assert.equal(capturer.status()[0].state, "down", "never connected for a refused URL");
     });
     await t.step("a name that does not resolve: 400 invalid_url", async () => {
-      const error = await captureError(capturer.capture(job("https://gone.test/")));
+      const error = await captureAnswer(capturer.capture(job("https://gone.test/")));
       assert.equal(error.status, 400);
       // Does not resolve and resolves to loopback look the same: no DNS oracle.
       assert.equal(error.message, "The URL's host is not publicly reachable.");
       assert.equal((error.logDetail.refusal as { kind: string }).kind, "unresolvable");
     });
     await t.step("a redirect hop to a private name is aborted: 400 invalid_url", async () => {
-      const error = await captureError(capturer.capture(job(`${site}/redirect`)));
+      const error = await captureAnswer(capturer.capture(job(`${site}/redirect`)));
       assert.equal(error.status, 400);
       assert.equal(error.code, "invalid_url");
       assert.equal(error.message, "The URL's host is not publicly reachable.");

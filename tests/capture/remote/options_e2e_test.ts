@@ -26,7 +26,7 @@ Deno.test("remote captures honour fullPage, scale, selector, blockAds and hideCo
   const capture = remoteShooter(capturer, pages.origin);
   const shoot = async (path: string, options: CaptureOptions) => {
     const result = await capture(path, { options });
-    return { result, image: decodePng(result.png) };
+    return { result, image: decodePng(result.image) };
   };
   try {
     await t.step("fullPage: 1920x5000 with the bottom band", async () => {

@@ -32,7 +32,7 @@ Deno.test("remote captures honour size, device, styles, click, removal, transpar
   const capture = remoteShooter(capturer, pages.origin);
   const shoot = async (path: string, extra: Partial<CaptureJob> = {}) => {
     const result = await capture(path, extra);
-    return { result, image: decodePng(result.png) };
+    return { result, image: decodePng(result.image) };
   };
   try {
     await t.step("width/height 768x1024, seen by the page", async () => {

@@ -19,7 +19,7 @@ Deno.test("remote captures honour format, emulation, blocking, metadata and html
   const shoot = remoteShooter(capturer, pages.origin);
   try {
     await t.step("jpeg at a quality", async () => {
-      const { png: image } = await shoot("/photo", { options: { format: "jpeg", quality: 60 } });
+      const { image } = await shoot("/photo", { options: { format: "jpeg", quality: 60 } });
       assert.deepEqual([image[0], image[1], image[2]], [0xff, 0xd8, 0xff]);
     });
 

@@ -39,7 +39,8 @@ Deno.test("the largest page metadata round-trips through Deno KV with its captur
     const key = await jobKey(JOB);
     const page = largestPage();
     await cache.set(key, {
-      png: PNG,
+      image: PNG,
+      format: "png",
       strategy: "chromium-local",
       capturedAt: 1,
       targetStatus: 200,

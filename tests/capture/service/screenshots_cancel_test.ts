@@ -4,7 +4,8 @@
  * newest render's image is the one the cache keeps.
  */
 import assert from "node:assert/strict";
-import type { CaptureJob } from "../../../lib/capture/types.ts";
+import { CaptureFailure, type CaptureJob } from "../../../lib/capture/types.ts";
+import { PageFailure } from "../../../lib/capture/page/page_failure.ts";
 import { PRIOR_RENDER_MS } from "../../../lib/capture/service/admission.ts";
 import { ApiError } from "../../../lib/errors.ts";
 import { manualClock } from "../../../testing/app.ts";
@@ -75,7 +76,14 @@ Deno.test("cancelled and timed-out renders do not teach the admission estimate",
   assert.equal(service.stats().renderMs, PRIOR_RENDER_MS, "a cancelled render is not a sample");
 
   capturer.release();
-  capturer.failWith = new ApiError(408, "upstream_timeout", "The page did not load in time.");
+  // The page's own budget ran out: answered 408, and no sample of render time.
+  capturer.failWith = new CaptureFailure({
+    kind: "page_failed",
+    cause: new PageFailure({ kind: "no_paint" }),
+    url: "https://example.com/b",
+    timeoutMs: 15_000,
+    timedOut: true,
+  });
   capturer.hold();
   const timedOut = service.take({ ...JOB, url: "https://example.com/b" });
   await until(() => service.stats().running === 1);
@@ -110,11 +118,11 @@ Deno.test("a slow cache write of an older render never lands after a refresh's",
   const plain = { ...JOB, options: undefined };
   const first = await service.take(plain);
   const refreshed = await service.take(plain, { forceRefresh: true });
-  assert.notEqual(refreshed.png, first.png);
+  assert.notEqual(refreshed.image, first.image);
   firstWrite.resolve();
   await eventually(() => landed.length === 2, "both writes are over");
   assert.deepEqual(landed, [1, 2], "the refresh's write lands last");
   const after = await service.take(plain);
   assert.equal(after.cached, true);
-  assert.deepEqual(after.png, refreshed.png);
+  assert.deepEqual(after.image, refreshed.image);
 });

@@ -23,7 +23,7 @@ Deno.test("identical concurrent requests share one render", async () => {
   assert.equal(capturer.jobs.length, 1);
   for (const outcome of outcomes) {
     assert.equal(outcome.cached, false);
-    assert.equal(outcome.png, outcomes[0].png);
+    assert.equal(outcome.image, outcomes[0].image);
   }
   const again = await service.take(JOB);
   assert.equal(again.cached, true);
@@ -41,11 +41,11 @@ Deno.test("a forceRefresh request does not join a render started for a cache mis
   await until(() => capturer.jobs.length === 2);
   capturer.release();
   const [a, b] = await Promise.all([plain, forced]);
-  assert.notEqual(shadeOf(a.png), shadeOf(b.png));
+  assert.notEqual(shadeOf(a.image), shadeOf(b.image));
   // Only the newer render is written, whatever order the two finish in.
   assert.equal(cache.writes.length, 1);
-  assert.equal(cache.writes[0].png, b.png);
-  assert.equal((await service.take(JOB)).png, b.png);
+  assert.equal(cache.writes[0].image, b.image);
+  assert.equal((await service.take(JOB)).image, b.image);
 });
 
 Deno.test("identical forceRefresh requests share one render, and plain ones join it", async () => {
@@ -58,7 +58,7 @@ Deno.test("identical forceRefresh requests share one render, and plain ones join
   capturer.release();
   const outcomes = await Promise.all([first, second, plain]);
   assert.equal(capturer.jobs.length, 1);
-  assert.ok(outcomes.every((o) => o.png === outcomes[0].png && !o.cached));
+  assert.ok(outcomes.every((o) => o.image === outcomes[0].image && !o.cached));
 });
 
 Deno.test("forceRefresh bypasses a cached entry and replaces it", async () => {
@@ -66,10 +66,10 @@ Deno.test("forceRefresh bypasses a cached entry and replaces it", async () => {
   const first = await service.take(JOB);
   const refreshed = await service.take(JOB, { forceRefresh: true });
   assert.equal(refreshed.cached, false);
-  assert.notEqual(shadeOf(refreshed.png), shadeOf(first.png));
+  assert.notEqual(shadeOf(refreshed.image), shadeOf(first.image));
   const after = await service.take(JOB);
   assert.equal(after.cached, true);
-  assert.equal(after.png, refreshed.png);
+  assert.equal(after.image, refreshed.image);
   assert.equal(capturer.jobs.length, 2);
 });
 
