@@ -25,7 +25,6 @@ export * from "./types.ts";
 export { FAVICON_BUDGET_MS } from "./page/favicon.ts";
 export { MAX_ICON_BYTES } from "./page/icon_bytes.ts";
 export { typedFailureError } from "./failures.ts";
-export { refusedBeforeWork } from "./service/refused.ts";
 
 // What a route calls directly answers with the API's errors: the typed failures of these
 // functions are mapped here, at the capability's edge, by the one mapper (failures.ts).

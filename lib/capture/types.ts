@@ -158,3 +158,16 @@ export class CaptureFailure extends Error {
     }
   }
 }
+
+/**
+ * Whether `error` (a CaptureFailure, or the API error it was mapped to, which carries it as its
+ * cause) refused the capture before any work: the route then gives the client's hit back.
+ */
+export function refusedBeforeWork(error: unknown): boolean {
+  const failure = error instanceof CaptureFailure
+    ? error
+    : error instanceof Error && error.cause instanceof CaptureFailure
+    ? error.cause
+    : undefined;
+  return failure?.beforeWork ?? false;
+}

@@ -120,8 +120,8 @@ export function rateLimitedError(verdict: WindowVerdict, now: number): ApiError 
   const retryAfter = secondsUntil(verdict.resetAt, now);
   return rateLimited("Too many captures from this IP address.", {
     hint: `Wait ${retryAfter} seconds before retrying: the limit is ${verdict.limit} requests ` +
-      "per minute per IP (a request refused with 400, or with 503 by a full capture queue, is " +
-      "not counted).",
+      "per minute per IP (a request refused with 400, or with 503 before any work, is not " +
+      "counted).",
     extra: { retryAfter },
     headers: { ...rateLimitHeaders(verdict, now), "Retry-After": String(retryAfter) },
   });

@@ -3,7 +3,7 @@
  * back, on both store backends; a capture that got a render slot counts whatever its outcome.
  */
 import assert from "node:assert/strict";
-import { upstreamUnavailable } from "../../lib/errors.ts";
+import { type BackendGone, CaptureFailure } from "../../lib/capture/types.ts";
 import { createKvStore } from "../../lib/store/deno_kv.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { manualClock } from "../../testing/app.ts";
@@ -15,6 +15,8 @@ import { eventually } from "../../testing/wait.ts";
 const CLIENT = "198.51.100.20";
 const OTHER = "198.51.100.21";
 const from = (ip: string) => ({ headers: { "X-Forwarded-For": ip } });
+const gone = (reason: BackendGone) =>
+  new CaptureFailure({ kind: "backend_unavailable", reason, retryAfterS: 1 });
 
 // One render slot, and the shortest budget: at the prior estimate of 1 s per render, nothing
 // may wait behind a running render, so the queue refuses at once.
@@ -101,12 +103,12 @@ Deno.test("the 21st refused capture is still a 503, never a 429", async () => {
   }
 });
 
-Deno.test("a capture that got a render slot counts, even when it fails", async () => {
+Deno.test("a capture whose page was opened counts, even when it fails", async () => {
   const t = await createCaptureApp({ env: { ...FULL_QUEUE_ENV, RATE_LIMIT_PER_MINUTE: "2" } });
   try {
-    // A backend that cannot run answers 503 too, but only once the render had its slot: a page
+    // A browser lost during the capture answers 503 too, but the page had been opened: a page
     // that brings the browser down must not get its captures for free.
-    t.capture.failWith = upstreamUnavailable("No browser is available to render the page.");
+    t.capture.failWith = gone("browser_restarted");
     const down = await t.shoot({ url: "https://example.com/a" }, from(CLIENT));
     await assertEnvelope(t.app, down, 503, "upstream_unavailable");
     t.capture.failWith = new Error("the page crashed");
@@ -115,8 +117,27 @@ Deno.test("a capture that got a render slot counts, even when it fails", async (
     t.capture.failWith = null;
     const limited = await t.shoot({ url: "https://example.com/c" }, from(CLIENT));
     const body = await assertEnvelope(t.app, limited, 429, "rate_limited");
-    assert.match(String(body.hint), /503 by a full capture queue, is not counted/);
+    assert.match(String(body.hint), /503 before any work, is not counted/);
     assert.equal(t.log.lines.filter((line) => line.rateLimitRefunded).length, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a capture no backend could take (no browser) gives its hit back", async () => {
+  const t = await createCaptureApp({ env: { ...FULL_QUEUE_ENV, RATE_LIMIT_PER_MINUTE: "2" } });
+  try {
+    t.capture.failWith = gone("no_browser");
+    for (let i = 0; i < 5; i++) {
+      const res = await t.shoot({ url: `https://example.com/${i}` }, from(CLIENT));
+      await assertEnvelope(t.app, res, 503, "upstream_unavailable");
+    }
+    t.capture.failWith = null;
+    const res = await t.shoot({ url: "https://example.com/ok" }, from(CLIENT));
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("X-RateLimit-Remaining"), "1");
+    await res.body?.cancel();
+    assert.equal(t.log.lines.filter((line) => line.rateLimitRefunded).length, 5);
   } finally {
     await t.close();
   }

@@ -15,7 +15,6 @@ import {
 } from "./cache.ts";
 import { optionsDigest } from "../request/options.ts";
 import { createCaptureAdmission } from "./admission.ts";
-import { markingRefusals } from "./refused.ts";
 import type { CaptureJob, Capturer } from "../types.ts";
 import { METRICS } from "../../telemetry/metrics.ts";
 import { traced } from "../../telemetry/trace.ts";
@@ -97,13 +96,12 @@ function isErrorStatus(status: number | null): status is number {
 export function createScreenshotService(options: ScreenshotServiceOptions): ScreenshotService {
   const { capturer, cache, log, clock, maxConcurrent, hardTimeoutMs } = options;
   const maxCachedBytes = options.maxCachedBytes ?? DEFAULT_MAX_CACHED_PNG_BYTES;
-  // Its refusals are marked, so a capture the queue would not take costs the client nothing.
-  const admission = markingRefusals(createCaptureAdmission({
+  const admission = createCaptureAdmission({
     max: maxConcurrent,
     budgetMs: options.queueBudgetMs,
     clock,
     maxQueued: options.maxQueued,
-  }));
+  });
   const render = createBoundedRender({ capturer, admission, clock, log, hardTimeoutMs });
   const writes = createOrderedWrites();
   const flights = createFlights({ render, keep });
