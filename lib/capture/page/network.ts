@@ -2,7 +2,7 @@
  * The page's network as the wait ladder sees it: requests in flight (for network quiet), the
  * main document's latest response, and the hosts the main frame navigated to.
  */
-import type { HTTPRequest, HTTPResponse, Page } from "puppeteer-core";
+import type { Frame, HTTPRequest, HTTPResponse, Page } from "puppeteer-core";
 import { unbracket } from "../../egress/address.ts";
 
 // Network quiet: nothing in flight for a moment (a response often starts the next request)...
@@ -64,6 +64,7 @@ export function trackNetwork(page: Page, url: string) {
       return true;
     },
     stop() {
+      top.stop();
       page.off("request", onRequest);
       page.off("requestfinished", onDone);
       page.off("requestfailed", onFailed);
@@ -72,8 +73,9 @@ export function trackNetwork(page: Page, url: string) {
   };
   const counted = new WeakSet<HTTPRequest>();
   const paints = new WeakSet<HTTPRequest>();
+  const top = topNavigations(page);
   const onRequest = (request: HTTPRequest) => {
-    if (isTopNavigation(request)) {
+    if (top.starts(request)) {
       state.navigationHosts.add(hostOf(request.url()));
     }
     // The favicon never shows in a screenshot; waiting for it only adds latency.
@@ -87,7 +89,7 @@ export function trackNetwork(page: Page, url: string) {
     lastChange = performance.now();
   };
   const onFailed = (request: HTTPRequest) => {
-    if (isTopNavigation(request)) {
+    if (top.has(request)) {
       state.navigationFailed = true;
     }
     onDone(request);
@@ -100,7 +102,7 @@ export function trackNetwork(page: Page, url: string) {
   };
   const onResponse = (response: HTTPResponse) => {
     const request = response.request();
-    if (isTopNavigation(request)) {
+    if (top.has(request)) {
       state.mainResponse = response;
     }
   };
@@ -120,10 +122,38 @@ function hostOf(url: string): string {
 }
 
 /**
- * A navigation of the top-level frame (a redirect hop included). Judged by the frame having no
- * parent rather than by identity with page.mainFrame(): a redirect to another site can swap the
- * main frame's process, and its hop may be reported against a frame object not (yet) the main one.
+ * Which navigation requests are the top-level frame's (a redirect hop included). A request counts
+ * only when its frame is positively the top one: no parent, and never reported as attached to one.
+ * Under load puppeteer can report a sub-frame's navigation before it knows the frame (no frame at
+ * all), or after the frame left its tree (no parent any more); taken for the top one, a refused
+ * iframe's answer became the page's and failed the capture. A redirect to another site can swap
+ * the main frame's object, so identity with page.mainFrame() is not required, and a hop counts
+ * by the navigation it continues (its redirect chain), whatever frame it is reported on.
  */
-function isTopNavigation(request: HTTPRequest): boolean {
-  return request.isNavigationRequest() && !request.frame()?.parentFrame();
+function topNavigations(page: Page) {
+  const subFrames = new WeakSet<Frame>();
+  const known = new WeakSet<HTTPRequest>();
+  const main = page.mainFrame();
+  for (const frame of page.frames()) if (frame !== main) subFrames.add(frame);
+  const onAttached = (frame: Frame) => subFrames.add(frame);
+  page.on("frameattached", onAttached);
+  const isTopFrame = (frame: Frame | null) =>
+    frame !== null && !subFrames.has(frame) && !frame.parentFrame();
+  return {
+    /** Whether `request` (just sent) is a top-level navigation; remembers it if so. */
+    starts(request: HTTPRequest): boolean {
+      if (!request.isNavigationRequest()) return false;
+      const first = request.redirectChain()[0];
+      const top = first ? known.has(first) : isTopFrame(request.frame());
+      if (top) known.add(request);
+      return top;
+    },
+    /** Whether `request` was judged a top-level navigation when it was sent. */
+    has(request: HTTPRequest): boolean {
+      return known.has(request);
+    },
+    stop() {
+      page.off("frameattached", onAttached);
+    },
+  };
 }

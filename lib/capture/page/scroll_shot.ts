@@ -11,6 +11,7 @@ import type { Page } from "puppeteer-core";
 import { createPngStitcher, type PngBand } from "../../codecs/png_stitch.ts";
 import { captureCap, documentHeight } from "./full_page.ts";
 import { shootViewport, type ShotStyle } from "./shoot.ts";
+import { STRADDLING_SCRIPT } from "./observer_scripts.ts";
 
 export interface ScrollShot {
   style: ShotStyle;
@@ -53,6 +54,10 @@ const REPEATED_CHROME_SCRIPT = `() => {
   }
 }`;
 
+// A screen cut short at a watched element (see scrollShot) still adds at least this share of a
+// screen, so a page full of them takes at most four times the screens.
+const MIN_SCREEN_SHARE = 0.25;
+
 // Runs in the page: scrolls the document to `y` at once (a page's smooth scrolling ignored) and
 // returns where it landed.
 const SCROLL_SCRIPT = `(y) => {
@@ -90,7 +95,13 @@ export async function scrollShot(page: Page, walk: ScrollShot): Promise<Scrolled
     previous = null;
     const png = await shot;
     // The screen shows document rows [at, at + screenHeight); those above `shown` are in already.
-    const rows = Math.min(at + screenHeight, end) - shown;
+    // It stops short of a watched element that runs off its bottom (a reveal whose threshold only
+    // the next screen reaches), which then starts the next screen, so it is shot whole, revealed.
+    const straddling = await page.evaluate(`(${STRADDLING_SCRIPT})()`) as number | null;
+    const cut = straddling !== null && straddling >= shown + screenHeight * MIN_SCREEN_SHARE
+      ? straddling
+      : Infinity;
+    const rows = Math.min(at + screenHeight, end, cut) - shown;
     if (at > shown || rows <= 0) break;
     previous = { png, skipRows: (shown - at) * scale, rows: rows * scale };
     shown += rows;

@@ -40,8 +40,8 @@ import {
   PUMP_SCRIPT,
   SETTLE_INIT_SCRIPT,
   STOP_PUMP_SCRIPT,
-  TWO_FRAMES_SCRIPT,
 } from "./settle_scripts.ts";
+import { OBSERVERS_SEEN_SCRIPT } from "./observer_scripts.ts";
 
 // Page time an entrance gets: longer than the usual 1 to 3 s intros and typing effects.
 const VIRTUAL_BUDGET_MS = 5_000;
@@ -58,6 +58,11 @@ const ASSETS_MS = 1_500;
 const BAND_BUDGET_MS = 2_500;
 // Network quiet at each scroll position, at most (its lazy images and data).
 const BAND_NETWORK_MS = 1_000;
+// The page's observers are told about a scroll position in the browser's next frame, which a
+// loaded machine can take a second or more to draw: waited for, within this bound.
+const OBSERVERS_MS = 4_000;
+// Page time run at a time while waiting for them (see observersSeen).
+const OBSERVER_STEP_MS = 50;
 
 export interface SettleContext {
   /** performance.now() at which the capture budget ends. */
@@ -105,6 +110,8 @@ export async function settlePage(page: Page, context: SettleContext): Promise<Se
     // Still static, but what arrived (or is still arriving) may be what makes it visible.
     if (isStatic(probe)) return { advanced: false, still: false };
   }
+  // Reveals triggered by what is in view start before page time runs (see observersSeen).
+  if (probe.observes) await observersSeen(page, context.budgetEnd);
   const cdp = probe.active ? await page.createCDPSession() : null;
   try {
     await settleCourse(page, context, {
@@ -119,20 +126,20 @@ export async function settlePage(page: Page, context: SettleContext): Promise<Se
 }
 
 /**
- * The settle at a scroll position just reached on a full page: the scroll is seen (events, two
- * frames for observers), then page time, the network and images of this screen, and animations
- * finished. A page that neither ticks nor watches the viewport pays one probe only.
+ * The settle at a scroll position just reached on a full page: the scroll is seen (events, and
+ * the page's observers told of it), then page time, the network and images of this screen, and
+ * animations finished. A page that neither ticks nor watches the viewport pays one probe only.
  */
 export async function settleBand(page: Page, context: SettleContext): Promise<void> {
   const probe = await page.evaluate(`(${PROBE_SCRIPT})()`) as Probe;
   if (isStatic(probe) && !probe.observes) return;
   await page.evaluate(`(${NUDGE_EVENTS_SCRIPT})()`);
-  await withTimeout(page.evaluate(`(${TWO_FRAMES_SCRIPT})()`), 500, () => new Error("no frame"))
-    .catch(() => {});
   // Also for a page that only observes: once a budget is spent its clock stands still, and
   // page time must run for observer callbacks and the transitions they start.
   const cdp = await page.createCDPSession();
   try {
+    // The walk runs past the capture budget (scroll_shot.ts bounds it): OBSERVERS_MS only.
+    await observersSeen(page, Infinity, cdp);
     await settleCourse(page, context, {
       cdp,
       budgetMs: BAND_BUDGET_MS,
@@ -160,6 +167,28 @@ async function settleCourse(
   await assets(page, page.viewport()?.height ?? 0);
   if (cdp) await advance(page, cdp, LATE_BUDGET_MS);
   await page.evaluate(`(${FINISH_ANIMATIONS_SCRIPT})()`);
+}
+
+/**
+ * Waits until the page's IntersectionObserver callbacks for the current scroll position have run
+ * (a condition, not a number of frames: under load a frame takes longer than any fixed guess),
+ * at most until OBSERVERS_MS from now or `until`, whichever is sooner; best attempt. Once page
+ * time was advanced its clock stands still, and so do the browser's frames and the callbacks:
+ * with `cdp`, page time then runs in short steps until they came.
+ */
+async function observersSeen(page: Page, until: number, cdp?: CDPSession): Promise<void> {
+  const end = Math.min(performance.now() + OBSERVERS_MS, until);
+  if (end <= performance.now()) return;
+  let seen = false;
+  const waiting = page.evaluate(`(${OBSERVERS_SEEN_SCRIPT})()`).catch(() => {})
+    .finally(() => seen = true);
+  if (cdp) {
+    while (!seen && performance.now() < end) {
+      await advance(page, cdp, OBSERVER_STEP_MS);
+    }
+  }
+  await withTimeout(waiting, Math.max(0, end - performance.now()), () => new Error("not seen"))
+    .catch(() => {});
 }
 
 /** Nothing could still change the picture: no pending timer, frame callback or animation. */

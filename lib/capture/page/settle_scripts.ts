@@ -4,6 +4,8 @@
  * budget is spent the page's timers stand still until the next budget.
  */
 
+import { WATCH_OBSERVERS } from "./observer_scripts.ts";
+
 /**
  * Script text, run before the page's own: counts in `hints` (an object in scope with
  * `observers` and `scrollListeners`) every IntersectionObserver the page makes and every scroll,
@@ -77,6 +79,7 @@ export const SETTLE_INIT_SCRIPT = `(() => {
     return native.caf.call(window, id);
   };
   ${WATCH_VIEWPORT_LISTENERS}
+  ${WATCH_OBSERVERS}
   let pumping = 0;
   // Drains queued frame callbacks every 16 ms of page time until stop() or the budget pauses.
   const pump = () => {
@@ -98,6 +101,8 @@ export const SETTLE_INIT_SCRIPT = `(() => {
     hints,
     pump,
     stop() { pumping++; },
+    seen: observers.seen,
+    straddling: observers.straddling,
     /** Whether page time could still change what is painted. */
     active() {
       return timers.size > 0 || hints.intervals > 0 || frames.size > 0;
@@ -199,10 +204,6 @@ export const NUDGE_EVENTS_SCRIPT = `() => {
   dispatchEvent(new Event("scroll"));
   document.dispatchEvent(new Event("scroll"));
 }`;
-
-/** Two real frames: IntersectionObserver callbacks are computed in the rendering step. */
-export const TWO_FRAMES_SCRIPT = `() => new Promise((resolve) =>
-  requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))))`;
 
 /**
  * Whether the page has something a person would see once it finished fading in: text or a
