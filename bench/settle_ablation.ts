@@ -13,7 +13,6 @@ import {
   PUMP_SCRIPT,
   SETTLE_INIT_SCRIPT,
   STOP_PUMP_SCRIPT,
-  TWO_FRAMES_SCRIPT,
 } from "../lib/capture/page/settle_scripts.ts";
 import { CORPUS, regionsFor, VIEWPORT } from "../testing/settle/corpus.ts";
 import { judgeRegions } from "../testing/settle/regions.ts";
@@ -21,6 +20,11 @@ import { serveCorpus } from "../testing/settle/server.ts";
 import { decodePng } from "../testing/capture_fixtures.ts";
 import { CHROMIUM, FLAGS } from "./peers/capture.ts";
 import { loadAverage, median } from "./support/measure.ts";
+
+// The grown viewport's old wait for the page to draw: two animation frames (the settle itself now
+// waits for the page's observers instead).
+const TWO_FRAMES_SCRIPT = `() => new Promise((resolve) =>
+  requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))))`;
 
 interface Variant {
   name: string;
