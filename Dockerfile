@@ -17,7 +17,10 @@ COPY . .
 RUN deno cache --frozen main.ts && mkdir -p /app/data && chown -R deno:deno /app
 
 USER deno
-ENV PORT=8000 HOST=0.0.0.0 CHROME_PATH=/usr/bin/chromium KV_PATH=/app/data/shotline.kv
+# DENO_NO_UPDATE_CHECK: the Deno CLI's own version check would otherwise reach out at start
+# (through HTTPS_PROXY where one is set); the service has no use for it.
+ENV PORT=8000 HOST=0.0.0.0 CHROME_PATH=/usr/bin/chromium KV_PATH=/app/data/shotline.kv \
+    DENO_NO_UPDATE_CHECK=1
 EXPOSE 8000
 
 # Readiness, not liveness: a container whose Chromium is gone (no capture backend ready) is
