@@ -3,7 +3,7 @@
  * up to the close), never holding more than a cap: the service's own GETs through the egress
  * proxy read answers from hosts a page named, which may send without end.
  */
-import { concatBytes } from "../bytes.ts";
+import { concatBytes, readCapped } from "../bytes.ts";
 import type { Head } from "./http_wire.ts";
 
 // A chunk-size line or a trailer line is a few bytes; longer is not HTTP.
@@ -118,12 +118,5 @@ async function decoded(
   if (name !== "gzip" && name !== "deflate") throw new Error(`content-encoding ${name}`);
   const stream = new Blob([body.slice()]).stream().pipeThrough(new DecompressionStream(name));
   // Decoded size is capped too: a small gzip can stand for gigabytes.
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for await (const part of stream) {
-    total += part.length;
-    if (total > maxBytes) return null;
-    parts.push(part);
-  }
-  return concatBytes(parts);
+  return await readCapped(stream, maxBytes);
 }

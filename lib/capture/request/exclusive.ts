@@ -10,6 +10,7 @@ import type { Credentials } from "./credentials.ts";
 
 /** What the table reads: the options, the cache fields, whether an html document was sent. */
 export interface ExclusiveFields extends CaptureOptions {
+  /** The html document, when one was sent instead of url (only its presence is read here). */
   html?: string;
   forceRefresh?: boolean;
   maxAge?: number;

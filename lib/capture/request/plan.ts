@@ -7,24 +7,16 @@
 import { invalidField } from "./request_failure.ts";
 import type { ColorScheme, DeviceType } from "./devices.ts";
 import { checkCredentials, type Credentials } from "./credentials.ts";
-import { refuseContradictions } from "./exclusive.ts";
+import { type ExclusiveFields, refuseContradictions } from "./exclusive.ts";
 import { resolveEmulation } from "./emulation.ts";
 import { resolveFormat } from "./image_format.ts";
 import { canonicalOptions, type CaptureOptions } from "./options.ts";
 import { resolveViewport } from "./viewport.ts";
 
 /** The request body's fields beyond url, as the schema leaves them. */
-export interface CaptureRequestFields extends CaptureOptions {
+export interface CaptureRequestFields extends ExclusiveFields {
   deviceType: DeviceType;
   colorScheme: ColorScheme;
-  forceRefresh?: boolean;
-  maxAge?: number;
-  staleWhileRevalidate?: boolean;
-  failOnHttpError?: boolean;
-  cookies?: Credentials["cookies"];
-  headers?: Credentials["headers"];
-  /** The html document, when one was sent instead of url (only its presence is read here). */
-  html?: string;
 }
 
 /** What the route hands the screenshot service (the URL is parsed separately). */
