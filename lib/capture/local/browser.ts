@@ -93,9 +93,10 @@ export function createBrowserHost(options: BrowserHostOptions): BrowserHost {
       // No path in the message: it is shown on the public /healthz.
       throw new BackendDownError("run permission for Chromium is not granted (--allow-run)");
     }
-    const profile = await Deno.makeTempDir({ prefix: `${PROFILE_PREFIX}${Deno.pid}-` });
     const started = performance.now();
+    // Loaded before the profile is made: a failure here must not leave an empty profile behind.
     const puppeteer = await loadPuppeteer();
+    const profile = await Deno.makeTempDir({ prefix: `${PROFILE_PREFIX}${Deno.pid}-` });
     const launch = (sandbox: boolean) =>
       puppeteer.launch({
         executablePath: executable.path,
