@@ -37,6 +37,11 @@ export function within60s<T>(what: string, work: Promise<T>): Promise<T> {
 export interface ChromiumOwner {
   /** Pid of the process that launched them (their profile directory and environment carry it). */
   ownerPid: number;
+  /**
+   * Profiles already on disk when the test began (`chromiumProfiles` then): an earlier test of
+   * the same process left them, and its own checks answer for them, not this test's.
+   */
+  earlier?: string[];
 }
 
 export interface LiveProcess {
@@ -63,11 +68,13 @@ export function chromiumProcesses(owner: ChromiumOwner): LiveProcess[] {
   return found;
 }
 
-/** Temporary Chromium profiles of `ownerPid` still on disk. */
-export function chromiumProfiles(ownerPid: number): string[] {
+/** Temporary Chromium profiles of `ownerPid` still on disk, less those in `earlier`. */
+export function chromiumProfiles(ownerPid: number, earlier: string[] = []): string[] {
   const dir = Deno.env.get("TMPDIR") ?? "/tmp";
   const prefix = `${PROFILE_PREFIX}${ownerPid}-`;
-  return [...Deno.readDirSync(dir)].filter((e) => e.name.startsWith(prefix)).map((e) => e.name);
+  return [...Deno.readDirSync(dir)]
+    .filter((e) => e.name.startsWith(prefix) && !earlier.includes(e.name))
+    .map((e) => e.name);
 }
 
 /**
@@ -76,12 +83,17 @@ export function chromiumProfiles(ownerPid: number): string[] {
  */
 export async function assertNoChromiumLeft(owner: ChromiumOwner): Promise<void> {
   await eventually(
-    () => chromiumProcesses(owner).length === 0 && chromiumProfiles(owner.ownerPid).length === 0,
+    () =>
+      chromiumProcesses(owner).length === 0 &&
+      chromiumProfiles(owner.ownerPid, owner.earlier).length === 0,
     "Chromium processes or profiles left behind",
     { timeoutMs: BROWSER_WAIT_MS, intervalMs: 100 },
   ).catch(() => {
     assert.deepEqual(
-      { processes: chromiumProcesses(owner), profiles: chromiumProfiles(owner.ownerPid) },
+      {
+        processes: chromiumProcesses(owner),
+        profiles: chromiumProfiles(owner.ownerPid, owner.earlier),
+      },
       { processes: [], profiles: [] },
       "no Chromium process or temporary profile is left behind",
     );

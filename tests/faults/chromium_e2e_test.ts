@@ -36,6 +36,7 @@ async function shoot(app: Requester, url: string): Promise<Response> {
 }
 
 Deno.test("Chromium killed mid-capture twice in a row: 503 envelopes, then captures succeed", async () => {
+  const earlier = chromiumProfiles(Deno.pid);
   const pages = servePages();
   const t = await createTestApp({
     env: {
@@ -83,7 +84,7 @@ Deno.test("Chromium killed mid-capture twice in a row: 503 envelopes, then captu
     for (const pid of killed) assert.ok(!live.includes(pid), `killed browser ${pid} is gone`);
     // Only the current browser's profile is on disk; the dead ones' were removed.
     await eventually(
-      () => chromiumProfiles(Deno.pid).length === 1,
+      () => chromiumProfiles(Deno.pid, earlier).length === 1,
       "dead browsers' profiles removed",
       { timeoutMs: BROWSER_WAIT_MS },
     );
@@ -97,7 +98,7 @@ Deno.test("Chromium killed mid-capture twice in a row: 503 envelopes, then captu
     await t.close();
     await pages.close();
   }
-  await assertNoChromiumLeft({ ownerPid: Deno.pid });
+  await assertNoChromiumLeft({ ownerPid: Deno.pid, earlier });
 });
 
 /** A directory with a "browser" that exits 1 at once, and one that is not executable. */

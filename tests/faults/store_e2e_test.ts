@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { SYSTEM_CLOCK } from "../../lib/clock.ts";
 import { pngOf } from "../../testing/capture_app.ts";
 import { decodePng, servePages } from "../../testing/capture_fixtures.ts";
-import { assertNoChromiumLeft, within } from "../../testing/fault_checks.ts";
+import { assertNoChromiumLeft, chromiumProfiles, within } from "../../testing/fault_checks.ts";
 import { BROWSER_WAIT_MS, eventually } from "../../testing/wait.ts";
 import { openRedisStack } from "../../testing/store_backends.ts";
 import { appWithUpstreams, startUpstream } from "../../testing/loopback_upstream.ts";
@@ -21,6 +21,7 @@ const HANG_GUARD_MS = BROWSER_WAIT_MS;
 const POST = { __typename: "Tweet", id_str: "1790000000000000900", text: "kept alive" };
 
 async function setup() {
+  const earlier = chromiumProfiles(Deno.pid);
   const stack = await openRedisStack(SYSTEM_CLOCK, { timeoutMs: 500, bulkTimeoutMs: 1_000 });
   const pages = servePages();
   const syndication = startUpstream(() => Response.json(POST));
@@ -52,7 +53,7 @@ async function setup() {
       await stack[Symbol.asyncDispose]();
       await syndication.close();
       await pages.close();
-      await assertNoChromiumLeft({ ownerPid: Deno.pid });
+      await assertNoChromiumLeft({ ownerPid: Deno.pid, earlier });
     },
   };
 }
