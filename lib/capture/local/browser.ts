@@ -15,6 +15,7 @@ import {
   writeProfilePreferences,
 } from "./launch.ts";
 import { BackendDownError } from "../failures.ts";
+import { removeProfile } from "./profile.ts";
 
 export { CHROME_CANDIDATES, findChromium } from "./launch.ts";
 
@@ -233,29 +234,6 @@ function exited(browser: Browser): Promise<void> {
     return Promise.resolve();
   }
   return new Promise((resolve) => process.once("exit", () => resolve()));
-}
-
-// Waits between attempts at removing a profile: about 6 s in all.
-const PROFILE_REMOVAL_WAITS_MS = [100, 200, 400, 800, 1_600, 3_200];
-
-async function removeProfile(dir: string, log: Logger): Promise<void> {
-  // Chromium's helper processes may outlive the browser and still write to the profile while it
-  // is removed (the directory is then not empty): on a loaded machine for more than 200 ms, so
-  // the attempts back off over seconds rather than give up and leave the profile behind.
-  for (let attempt = 0;; attempt++) {
-    try {
-      await Deno.remove(dir, { recursive: true });
-      return;
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return;
-      const waitMs = PROFILE_REMOVAL_WAITS_MS[attempt];
-      if (waitMs === undefined) {
-        log.warn("could not remove browser profile", { dir, error });
-        return;
-      }
-      await new Promise((r) => setTimeout(r, waitMs));
-    }
-  }
 }
 
 function asError(error: unknown): Error {

@@ -1,0 +1,26 @@
+import assert from "node:assert/strict";
+import { processesUsing, removeProfile } from "../../../lib/capture/local/profile.ts";
+import { createMemoryLogger } from "../../../lib/log.ts";
+
+Deno.test("a profile is removed only after the helpers naming it have exited", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "shotline-profile-test-" });
+  // bash -c's positional arguments stay on its command line: "--user-data-dir=<dir>" is one.
+  const helper = new Deno.Command("bash", {
+    args: [
+      "-c",
+      'sleep 0.5; mkdir -p "${1#--user-data-dir=}/Default"',
+      "helper",
+      `--user-data-dir=${dir}`,
+    ],
+  }).spawn();
+  try {
+    assert.deepEqual(await processesUsing(dir), [helper.pid]);
+    await removeProfile(dir, createMemoryLogger());
+    await helper.status;
+    // Removed before the helper wrote, the directory would be back now.
+    await assert.rejects(Deno.stat(dir), Deno.errors.NotFound);
+  } finally {
+    await helper.status;
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+});
