@@ -25,6 +25,12 @@ async function main() {
   }
   const log = createLogger(config.LOG_LEVEL);
   if (denied.length > 0) log.warn("env access denied; using defaults", { variables: denied });
+  // A promise some library left unawaited (a browser's event after its page closed, say) must not
+  // take down every capture in flight: it is logged with its stack for an operator to report.
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    log.error("unhandled rejection", { error: event.reason });
+  });
   const clock = SYSTEM_CLOCK;
   const store = await openStore(config, clock, log);
   // sharp when FFI allows it, else the wasm Worker pool; warmed before the first request.

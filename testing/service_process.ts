@@ -99,6 +99,7 @@ export async function startService(
   const lines: LogLine[] = [];
   const output: string[] = [];
   let exited = false;
+  let ended: Deno.CommandStatus | null = null;
   interface Watcher {
     match: (line: LogLine) => boolean;
     settle: (line: LogLine | Error) => void;
@@ -122,6 +123,7 @@ export async function startService(
   const status = child.status.then(async (status) => {
     await reading;
     exited = true;
+    ended = status;
     const error = new Error(`the service exited with code ${status.code}:\n${describe()}`);
     for (const watcher of watchers) watcher.settle(error);
     return status;
@@ -148,7 +150,14 @@ export async function startService(
       watchers.push(watcher);
     });
   };
-  const describe = () => [...lines.map((l) => JSON.stringify(l)), ...output].slice(-40).join("\n");
+  const describe = () => {
+    const tail = [...lines.map((l) => JSON.stringify(l)), ...output].slice(-40);
+    // A process killed by a signal (the kernel's OOM killer, a crash) writes nothing itself.
+    const end = ended
+      ? `[exited: code ${ended.code}${ended.signal ? `, signal ${ended.signal}` : ""}]`
+      : "[still running]";
+    return [...tail, end].join("\n");
+  };
   const signal = (name: Deno.Signal) => {
     if (!exited) child.kill(name);
   };

@@ -39,6 +39,8 @@ export interface NetnsReport {
   targets: Record<string, VectorResult>;
   /** An html job (no URL) that names a loopback icon. */
   htmlIcon: VectorResult;
+  /** The service's error-level log lines (an unhandled rejection, say), for the test's output. */
+  serviceErrors: string[];
 }
 
 // After a capture answers, late packets (ICE retries, a worker still running) get this long.
@@ -210,6 +212,7 @@ async function main() {
     vectors: {},
     targets: {},
     htmlIcon: { status: 0, contacts: {}, seen: null },
+    serviceErrors: [],
   };
   try {
     for (const name of Object.keys(VECTORS)) {
@@ -225,9 +228,16 @@ async function main() {
     });
     report.htmlIcon = await capture({ html: HTML_ICON_JOB });
   } catch (error) {
+    // A refused connection usually means the service died: give its exit status time to arrive.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([service.status, new Promise((r) => timer = setTimeout(r, 5_000))]);
+    clearTimeout(timer);
     console.error(service.describe());
     throw error;
   } finally {
+    report.serviceErrors = service.lines.filter((l) => l.level === "error").map((l) =>
+      JSON.stringify(l)
+    );
     await service.stop();
     await attacker.shutdown();
     canaries.close();
