@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { processesUsing, removeProfile } from "../../../lib/capture/local/profile.ts";
 import { createMemoryLogger } from "../../../lib/log.ts";
+import { eventually } from "../../../testing/wait.ts";
 
 Deno.test("a profile is removed only after the helpers naming it have exited", async () => {
   const dir = await Deno.makeTempDir({ prefix: "shotline-profile-test-" });
@@ -14,7 +15,8 @@ Deno.test("a profile is removed only after the helpers naming it have exited", a
     ],
   }).spawn();
   try {
-    assert.deepEqual(await processesUsing(dir), [helper.pid]);
+    // Until the exec, the child's command line is still ours.
+    await eventually(async () => (await processesUsing(dir)).includes(helper.pid), "helper seen");
     await removeProfile(dir, createMemoryLogger());
     await helper.status;
     // Removed before the helper wrote, the directory would be back now.
