@@ -108,7 +108,8 @@ export function createExportRouter() {
   const router = createRouter().openapi(exportRoute, async (c) => {
     const { image, format, qualityPreset } = c.req.valid("form");
     const { exporter } = c.var.deps;
-    const input = new Uint8Array(await image.arrayBuffer());
+    // The part's own bytes where the form parser kept them (lib/http/form_parser.ts PartFile).
+    const input = await image.bytes();
     const inputBytes = input.length; // read now: the exporter may hand the buffer to a worker
     Object.assign(c.var.logFields, {
       encoder: exporter.encoder,

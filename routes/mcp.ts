@@ -3,6 +3,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "../lib/http/app_env.ts";
 import { baseUrlOf } from "../lib/http/error_response.ts";
+import { requestBytes } from "../lib/http/request_bytes.ts";
 import { createRouter } from "../lib/http/router.ts";
 import { documentBuilder } from "../lib/discovery/openapi_document.ts";
 import { boundAnswers } from "../lib/mcp/answer_budget.ts";
@@ -50,7 +51,7 @@ export function createMcpRouter(getApp: () => OpenAPIHono<AppEnv>) {
     // other content types go to the transport as they are, which refuses them with 415.
     let messages: unknown;
     if (c.req.header("Content-Type")?.includes("application/json")) {
-      const bytes = new Uint8Array(await c.req.arrayBuffer());
+      const bytes = await requestBytes(c);
       const admission = admitMessages(bytes, c.req.header("MCP-Protocol-Version"));
       if (!admission.ok) return c.json(admission.refusal.body, admission.refusal.status);
       messages = admission.messages;

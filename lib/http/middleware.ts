@@ -7,6 +7,7 @@ import { resolveClientIp } from "./client_ip.ts";
 import { inProcessCallOf } from "./in_process.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
 import { JSON_BOUNDS, jsonShape } from "./json_shape.ts";
+import { requestBytes } from "./request_bytes.ts";
 
 // Client-chosen ids are kept only when they cannot smuggle anything into logs or headers.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -81,7 +82,7 @@ export function utf8JsonBody(ownBounds: readonly string[] = []): MiddlewareHandl
     if (JSON_CONTENT_TYPE.test(c.req.header("Content-Type") ?? "")) {
       // After the body limit (64 KiB, more for a capture's html). A read that breaks off is the
       // client's error.
-      const bytes = await c.req.arrayBuffer().catch((error) => {
+      const bytes = await requestBytes(c).catch((error) => {
         throw error instanceof ApiError ? error : unreadableBody();
       });
       if (!isUtf8(bytes)) {
@@ -89,7 +90,7 @@ export function utf8JsonBody(ownBounds: readonly string[] = []): MiddlewareHandl
           hint: "Encode the request body as UTF-8 JSON.",
         });
       }
-      if (!ownBounds.includes(c.req.path)) checkJsonBounds(new Uint8Array(bytes));
+      if (!ownBounds.includes(c.req.path)) checkJsonBounds(bytes);
     }
     await next();
   };

@@ -10,6 +10,7 @@ import type { AppEnv } from "./app_env.ts";
 import { ApiError, invalidRequest } from "../errors.ts";
 import { MalformedForm, parseForm } from "./form_parser.ts";
 import { unreadableBody } from "./middleware.ts";
+import { requestBytes } from "./request_bytes.ts";
 
 /** Most parts of an upload: the export form has three, the rest is room for stray fields. */
 export const MAX_FORM_PARTS = 16;
@@ -27,13 +28,11 @@ export function boundedFormParts(maxParts = MAX_FORM_PARTS): MiddlewareHandler<A
     const boundary = MULTIPART.test(type) ? BOUNDARY.exec(type) : null;
     if (boundary) {
       // Read once here (after the body limit, within the upload deadline).
-      const body = new Uint8Array(
-        await c.req.arrayBuffer().catch((error) => {
-          throw error instanceof ApiError ? error : unreadableBody();
-        }),
-      );
+      const body = await requestBytes(c).catch((error) => {
+        throw error instanceof ApiError ? error : unreadableBody();
+      });
       try {
-        c.req.bodyCache.formData = parseForm(body, boundary[1] ?? boundary[2], maxParts);
+        c.req.bodyCache.formData = await parseForm(body, boundary[1] ?? boundary[2], maxParts);
       } catch (error) {
         if (!(error instanceof MalformedForm)) throw error;
         if (error.tooManyParts) {

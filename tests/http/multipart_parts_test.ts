@@ -3,7 +3,9 @@
  * multipart body of more parts than MAX_FORM_PARTS refused before any part is kept.
  */
 import assert from "node:assert/strict";
-import { MalformedForm, parseForm } from "../../lib/http/form_parser.ts";
+import { MalformedForm, parseForm, PartFile } from "../../lib/http/form_parser.ts";
+import { multipartBody } from "../../lib/http/multipart_body.ts";
+import { SLICE_BYTES } from "../../lib/http/turns.ts";
 import { MAX_FORM_PARTS } from "../../lib/http/multipart_parts.ts";
 import { createTestApp } from "../../testing/app.ts";
 import { assertEnvelope } from "../../testing/envelope.ts";
@@ -24,7 +26,7 @@ Deno.test("parseForm reads named parts and files, and stops past the part bound"
       "Content-Type: image/png\r\n\r\n\r\n--x\r\n--b\r\n" +
       'Content-Disposition: form-data; name="empty"\r\n\r\n\r\n--b--\r\n',
   );
-  const form = parseForm(body, "b", 16);
+  const form = await parseForm(body, "b", 16);
   assert.equal(form.get("format"), "png");
   const image = form.get("image") as File;
   assert.equal(image.name, 'a"b.png');
@@ -35,13 +37,36 @@ Deno.test("parseForm reads named parts and files, and stops past the part bound"
     "a line that only starts like a delimiter is content",
   );
   assert.equal(form.get("empty"), "");
-  assert.throws(
-    () => parseForm(partsBody(17), "b", 16),
+  await assert.rejects(
+    parseForm(partsBody(17), "b", 16),
     (e) => e instanceof MalformedForm && e.tooManyParts,
   );
-  assert.equal([...parseForm(partsBody(16), "b", 16).keys()].length, 16);
+  assert.equal([...(await parseForm(partsBody(16), "b", 16)).keys()].length, 16);
   for (const broken of ["no delimiter", "--b\r\nno header end", "--b\r\n\r\nno closing"]) {
-    assert.throws(() => parseForm(encoder.encode(broken), "b", 16), MalformedForm, broken);
+    await assert.rejects(parseForm(encoder.encode(broken), "b", 16), MalformedForm, broken);
+  }
+});
+
+Deno.test("a file larger than a slice is read whole, whatever slice its closing delimiter straddles", async () => {
+  for (const shift of [-20, -9, -3, 0, 5]) {
+    const content = new Uint8Array(SLICE_BYTES + shift).fill(0x0d); // carriage returns, the worst
+    content[0] = 1;
+    content[content.length - 1] = 2;
+    const { body, contentType } = await multipartBody([
+      { name: "format", value: "png" },
+      { name: "image", value: content, filename: 'a"b\r\n.png' },
+    ]);
+    const boundary = contentType.split("boundary=")[1];
+    const form = await parseForm(body, boundary, 16);
+    const image = form.get("image");
+    assert.ok(image instanceof PartFile, "the part keeps its bytes");
+    assert.equal(image.name, 'a"b\r\n.png');
+    assert.equal(image.size, content.length);
+    const bytes = await image.bytes();
+    assert.equal(bytes.buffer, body.buffer, "a view of the body, not a copy");
+    assert.deepEqual(bytes, content, `shift ${shift}`);
+    assert.deepEqual(new Uint8Array(await image.arrayBuffer()), content);
+    assert.equal(form.get("format"), "png");
   }
 });
 
