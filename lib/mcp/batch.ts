@@ -15,8 +15,10 @@ export const BATCHLESS_REVISION = "2025-06-18";
 export const MAX_BATCH_MESSAGES = 20;
 
 // Strings from this size on (an export_image upload's base64) are decoded natively, not by
-// JSON.parse (lib/http/json_parse.ts).
+// JSON.parse (lib/http/json_parse.ts); from the second on they stay bytes (LongString) for the
+// tool call to read a slice at a time.
 const LONG_STRING_BYTES = 64 * 1024;
+const KEPT_STRING_BYTES = 1024 * 1024;
 
 // JSON-RPC's own codes: the refusal is the protocol's, so any MCP client can read it.
 const INVALID_REQUEST = -32600;
@@ -60,7 +62,7 @@ export function admitMessages(bytes: Uint8Array, protocolVersion: string | undef
   }
   let messages: unknown;
   try {
-    messages = parseJsonBytes(bytes, shape.longStrings);
+    messages = parseJsonBytes(bytes, shape.longStrings, KEPT_STRING_BYTES);
   } catch {
     return refuse(PARSE_ERROR, "Parse error: the body is not JSON.");
   }

@@ -13,7 +13,11 @@ import type { ImageExporter } from "../codecs/exporter.ts";
 import { fitImage, type FitLimits, type FittedImage } from "../codecs/fit.ts";
 import { readImageInfo, sniffKind } from "../codecs/image_info.ts";
 import { CONTENT_TYPES } from "../codecs/presets.ts";
+import { decodeBase64 } from "../http/base64.ts";
 import { inProcessRequest } from "../http/in_process.ts";
+import { sliceStream } from "../http/request_bytes.ts";
+import { jsonBytes, LongString } from "../http/long_string.ts";
+import { type FormField, multipartBody } from "../http/multipart_body.ts";
 import type { Logger } from "../log.ts";
 import { METRICS } from "../telemetry/metrics.ts";
 import { outcomeOf, traced } from "../telemetry/trace.ts";
@@ -158,12 +162,12 @@ async function operationRequest(
 ): Promise<Request> {
   const headers = new Headers(ctx.headers);
   let path = tool.path;
-  let body: BodyInit | undefined;
+  let bytes: Uint8Array | undefined;
   if (tool.carrier === "json") {
     // JSON, whatever raw-bytes answer the operation may offer through Accept.
     headers.set("Accept", "application/json");
     headers.set("Content-Type", "application/json");
-    body = JSON.stringify(args);
+    bytes = await jsonBytes(args);
   } else if (tool.carrier === "path") {
     path = tool.path.replace(/\{(\w+)\}/g, (_, name: string) => {
       const value = args[name];
@@ -175,36 +179,40 @@ async function operationRequest(
       return encodeURIComponent(String(value));
     });
   } else {
-    const encoded = new Response(multipartOf(tool, args));
-    headers.set("Content-Type", encoded.headers.get("content-type")!);
-    body = new Uint8Array(await encoded.arrayBuffer());
-    headers.set("Content-Length", String(body.byteLength));
+    const form = await multipartBody(await formFields(tool, args));
+    headers.set("Content-Type", form.contentType);
+    bytes = form.body;
   }
+  if (bytes) headers.set("Content-Length", String(bytes.byteLength));
+  // Streamed in slices of the same memory: a Request given the buffer itself would copy it whole.
+  const body = bytes ? sliceStream(bytes) : undefined;
   const init = { method: tool.method, headers, body, signal: ctx.signal };
   return inProcessRequest(`${ctx.origin}${path}`, init, { tool: tool.name });
 }
 
-// Standard base64 (whitespace removed first); url-safe letters or stray characters are refused.
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-const DATA_URI = /^data:[^,]*;base64,/i;
-
-function multipartOf(tool: McpTool, args: Record<string, unknown>): FormData {
-  const form = new FormData();
+/** The form's parts: base64 arguments (the schema's contentEncoding) decoded to file parts. */
+async function formFields(tool: McpTool, args: Record<string, unknown>): Promise<FormField[]> {
+  const fields: FormField[] = [];
   for (const [name, value] of Object.entries(args)) {
     if (value === undefined || value === null) continue;
     if (tool.inputSchema.properties?.[name]?.contentEncoding !== "base64") {
-      form.set(name, typeof value === "string" ? value : JSON.stringify(value));
+      const text = typeof value === "string" || value instanceof LongString
+        ? String(value)
+        : JSON.stringify(value);
+      fields.push({ name, value: text });
       continue;
     }
-    const text = typeof value === "string" ? value.replace(DATA_URI, "").replace(/\s+/g, "") : "";
-    if (typeof value !== "string" || !BASE64.test(text) || text.length % 4 === 1) {
+    const bytes = typeof value === "string" || value instanceof LongString
+      ? await decodeBase64(value)
+      : null;
+    if (!bytes) {
       throw invalidRequest(`${name} must be a base64-encoded file.`, {
         hint: `Send ${name} as standard base64 text (a data: URI is accepted).`,
       });
     }
-    form.set(name, new Blob([Buffer.from(text, "base64")]), name);
+    fields.push({ name, value: bytes, filename: name });
   }
-  return form;
+  return fields;
 }
 
 /** The envelope of a failed operation, as the route wrote it. */

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { parseJsonBytes } from "../../lib/http/json_parse.ts";
 import { jsonShape } from "../../lib/http/json_shape.ts";
+import { jsonBytes, LongString } from "../../lib/http/long_string.ts";
 import { admitMessages } from "../../lib/mcp/batch.ts";
 
 const bounds = { maxValues: 10_000, maxDepth: 32, longString: 16 };
@@ -45,4 +46,26 @@ Deno.test("an MCP message with a long base64 string is admitted whole", () => {
   };
   const admission = admitMessages(new TextEncoder().encode(JSON.stringify(message)), undefined);
   assert.deepEqual(admission, { ok: true, messages: message });
+});
+
+Deno.test("strings from the kept size on stay bytes, and a JSON body of them is the same JSON", async () => {
+  const long = "QUJD".repeat(300_000); // 1.2 MiB: past the MCP batch's kept size
+  const message = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "export_image", arguments: { image: long, format: "png", note: 'é"' } },
+  };
+  const admission = admitMessages(new TextEncoder().encode(JSON.stringify(message)), undefined);
+  assert.ok(admission.ok);
+  const args = (admission.messages as typeof message).params.arguments as Record<string, unknown>;
+  assert.ok(args.image instanceof LongString, "kept as bytes");
+  assert.equal(String(args.image), long);
+  assert.equal(args.note, 'é"', "short strings are strings");
+  // Spliced into a new body unchanged: the same JSON as the original arguments'.
+  const body = await jsonBytes({ ...args, list: [args.image, 1] });
+  assert.deepEqual(JSON.parse(new TextDecoder().decode(body)), {
+    ...message.params.arguments,
+    list: [long, 1],
+  });
 });

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { readImageInfo, sniffKind } from "../../lib/codecs/image_info.ts";
+import { SLICE_BYTES } from "../../lib/http/turns.ts";
 import { appWithUpstreams, startUpstream } from "../../testing/loopback_upstream.ts";
 import { encodeFixture, screenshotPixels } from "../../testing/codecs.ts";
 import { assertToolError, imageOf, mcpSession, textsOf } from "../../testing/mcp.ts";
@@ -106,4 +107,28 @@ Deno.test("export_image refusals are isError results: not base64, not an image, 
   await assertToolError(s.t.app, preset, 400, "unsupported_value");
   const missing = await mcp.call("export_image", { format: "png", qualityPreset: "high" });
   await assertToolError(s.t.app, missing, 400, "invalid_request");
+});
+
+Deno.test("export_image takes an image whose base64 spans several slices, kept as bytes end to end", async () => {
+  await using s = await postSetup();
+  await using mcp = await mcpSession(s.t.app);
+  // Noise does not compress: over 2 MiB of PNG, 3 MiB of base64 (past the kept size and a slice).
+  const pixels = screenshotPixels(1000, 800);
+  for (let at = 0; at < pixels.data.length; at += 65_536) {
+    crypto.getRandomValues(pixels.data.subarray(at, at + 65_536));
+  }
+  for (let at = 3; at < pixels.data.length; at += 4) pixels.data[at] = 255;
+  const png = await encodeFixture(pixels, "png");
+  assert.ok(png.length > SLICE_BYTES, `${png.length} bytes`);
+  const result = await mcp.call("export_image", {
+    image: Buffer.from(png).toString("base64"),
+    format: "jpeg",
+    qualityPreset: "low",
+  });
+  const { bytes } = imageOf(result);
+  assert.equal(sniffKind(bytes), "jpeg");
+  const info = readImageInfo("jpeg", bytes);
+  assert.deepEqual([info?.width, info?.height], [1000, 800]);
+  const line = s.t.log.lines.find((l) => l.path === "/api/export");
+  assert.equal(line?.inputBytes, png.length, "every byte arrived");
 });
