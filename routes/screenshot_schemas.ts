@@ -19,6 +19,8 @@ import {
   MAX_HTML_BYTES,
   MAX_ICON_BYTES,
   MAX_PATTERN_LENGTH,
+  MAX_SCRIPT_BYTES,
+  MAX_SCRIPTS,
   MAX_SELECTOR_LENGTH,
   MAX_STYLES_BYTES,
   MAX_USER_AGENT_LENGTH,
@@ -158,6 +160,24 @@ export const ScreenshotRequestSchema = z.object({
       "position is restored). No visible match, or not valid CSS: 400 `invalid_request`.",
     example: "#show-details",
   }),
+  scripts: z.array(
+    z.string().min(1).refine(
+      (script) => new TextEncoder().encode(script).length <= MAX_SCRIPT_BYTES,
+      { message: `at most ${MAX_SCRIPT_BYTES} bytes of JavaScript (UTF-8)` },
+    ),
+  ).max(MAX_SCRIPTS).default([]).openapi({
+    description: `Up to ${MAX_SCRIPTS} pieces of JavaScript (at most ${MAX_SCRIPT_BYTES} bytes ` +
+      "each) run in the page's main frame, in order, after it loads (and after waitForSelector) " +
+      "and before clickSelector, the settle and the shot, as the DevTools console runs them: " +
+      "when a script's last expression is a promise, it is awaited. They run within the capture " +
+      "budget, reach only what the page may (the same boundary), and enter the cache key. A " +
+      "script that throws: 400 `invalid_request` with the page's message; one still running " +
+      "when the budget ends: 408 `upstream_timeout`. Not with javaScript false (400).",
+    example: [
+      "document.querySelector('#accept')?.click()",
+      "new Promise((done) => setTimeout(done, 200))",
+    ],
+  }),
   transparent: z.boolean().default(false).openapi({
     description: "true leaves out the browser's white default background: the PNG has an " +
       "alpha channel, transparent wherever the page paints no background of its own. With " +
@@ -276,7 +296,8 @@ export const ScreenshotRequestSchema = z.object({
     example: "screen",
   }),
   javaScript: z.boolean().default(true).openapi({
-    description: "false: the page's own scripts never run (inline, external, event handlers).",
+    description: "false: the page's own scripts never run (inline, external, event handlers). " +
+      "Not with `scripts` (400): the caller's run as the page's own.",
     example: true,
   }),
   blockResources: z.array(z.enum(RESOURCE_TYPES)).max(RESOURCE_TYPES.length).default([])

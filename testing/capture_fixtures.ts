@@ -96,7 +96,8 @@ export function probeScript(secret: number): string {
 </script><img src="/after-report">`;
 }
 
-const html = (body: string, status = 200) =>
+/** An HTML answer of `body`. */
+export const html = (body: string, status = 200) =>
   new Response(body, { status, headers: { "content-type": "text/html; charset=utf-8" } });
 
 /**

@@ -123,6 +123,16 @@ function pageFailureError(detail: PageFailureDetail): ApiError {
         hint: `Nothing on the page matched "${detail.selector}" with a visible box once the ` +
           "page was ready; check the selector, or add waitForSelector for content that appears late.",
       });
+    case "script_error":
+      return invalidRequest(`scripts[${detail.index}] threw in the page.`, {
+        hint: `The page said: ${detail.message}. Fix the script (it runs in the page's main ` +
+          "frame after load, like the DevTools console), or capture without it.",
+      });
+    case "script_timeout":
+      return upstreamTimeout(`scripts[${detail.index}] did not finish in time.`, {
+        hint: "The script (or the promise it returned) was still running when the capture " +
+          "budget (CAPTURE_TIMEOUT_MS) ran out; make it finish sooner, or resolve its promise.",
+      });
     case "filters_unavailable":
       return detail.lists === "ads"
         ? upstreamUnavailable("The ad filter lists are not loaded.", {

@@ -12,7 +12,7 @@ import { CONSENT_FALLBACK_CSS, installConsentHandler, settleConsent } from "./co
 import type { CaptureOptions } from "../request/options.ts";
 import { isPuppeteerTimeout } from "./puppeteer.ts";
 import { applyViewport } from "./viewport.ts";
-import { clickElement, installStyles } from "./edits.ts";
+import { clickElement, installStyles, runScripts } from "./edits.ts";
 
 // Consent dialogs get at most this long to be answered (within the capture budget).
 const CONSENT_BUDGET_MS = 3_000;
@@ -73,8 +73,8 @@ export async function waitForOption(
 }
 
 /**
- * Before the settle: lets the consent engine finish, clicks clickSelector, waits delayMs (ending
- * at the budget at the latest).
+ * Before the settle: lets the consent engine finish, runs the caller's scripts, clicks
+ * clickSelector, waits delayMs (ending at the budget at the latest).
  */
 export async function interact(
   page: Page,
@@ -82,6 +82,7 @@ export async function interact(
   budgetEnd: number,
 ): Promise<void> {
   if (options.hideCookieBanners) await settleConsent(page, remaining(budgetEnd, CONSENT_BUDGET_MS));
+  if (options.scripts?.length) await runScripts(page, { scripts: options.scripts, budgetEnd });
   if (options.clickSelector) {
     await clickElement(page, { selector: options.clickSelector, budgetEnd });
   }

@@ -1,6 +1,7 @@
 /**
  * Changes a capture makes to the page it was asked to shoot: the caller's CSS (added as each
- * document starts, so the settle waits for what it changes) and one click before the shot.
+ * document starts, so the settle waits for what it changes), the caller's scripts and one click
+ * before the shot.
  */
 import type { Page } from "puppeteer-core";
 import { PageFailure } from "./page_failure.ts";
@@ -25,6 +26,55 @@ const STYLES_SCRIPT = `(css) => {
 /** Before navigation: `css` applies to every document the page loads from now on. */
 export async function installStyles(page: Page, css: string): Promise<void> {
   await page.evaluateOnNewDocument(`(${STYLES_SCRIPT})(${JSON.stringify(css)})`);
+}
+
+// How much of a script's error the answer repeats: its message, not a page's worth of stack.
+const SCRIPT_MESSAGE_CHARS = 300;
+
+/**
+ * Runs each script in the page's main world, in order, as the DevTools console would (through
+ * the protocol, so the page's Content Security Policy does not refuse it): a script whose last
+ * expression is a promise is awaited. What a script evaluates to is dropped unread (a DOM node, a
+ * cycle). A script that navigates is waited for to load, and the next one runs in the new page.
+ */
+export async function runScripts(
+  page: Page,
+  options: { scripts: readonly string[]; budgetEnd: number },
+): Promise<void> {
+  const { scripts, budgetEnd } = options;
+  for (const [index, script] of scripts.entries()) {
+    const left = () => Math.max(1, budgetEnd - performance.now());
+    try {
+      const result = await withTimeout(
+        page.evaluateHandle(script),
+        left(),
+        () => new PageFailure({ kind: "script_timeout", index }),
+      );
+      await result.dispose().catch(() => {});
+    } catch (error) {
+      if (error instanceof PageFailure) throw error;
+      // The script's own navigation took its execution context away: not its failure.
+      if (/context was destroyed|detached/i.test(String(error))) {
+        await page.waitForFunction("document.readyState === 'complete'", {
+          polling: 50,
+          timeout: left(),
+        }).catch(() => {});
+        continue;
+      }
+      throw new PageFailure({ kind: "script_error", index, message: scriptMessage(error) });
+    }
+  }
+}
+
+/** The page's words for a script's failure (its error's class and message), as a console says them. */
+function scriptMessage(error: unknown): string {
+  const text = (error instanceof Error ? error.message : String(error))
+    .replace(/^Evaluation failed: /, "").split("\n")[0].trim();
+  const name = error instanceof Error ? error.name : "";
+  const message = name && !text.startsWith(name) ? `${name}: ${text}` : text;
+  return message.length > SCRIPT_MESSAGE_CHARS
+    ? `${message.slice(0, SCRIPT_MESSAGE_CHARS)}…`
+    : message || "an error without a message";
 }
 
 /** A clickSelector with nothing visible to click. */

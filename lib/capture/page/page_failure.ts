@@ -16,6 +16,10 @@ export type PageFailureDetail =
   | { kind: "no_paint" }
   /** clickSelector matched nothing visible (or nothing clickable in time) once the page was ready. */
   | { kind: "nothing_to_click"; selector: string }
+  /** A script of `scripts` threw (or its promise rejected) in the page; `index` counts from 0. */
+  | { kind: "script_error"; index: number; message: string }
+  /** A script of `scripts` did not finish within the capture budget. */
+  | { kind: "script_timeout"; index: number }
   /** blockAds ("ads") or hideAnnoyances ("annoyances") while none of its filter lists ever loaded. */
   | { kind: "filters_unavailable"; lists: "ads" | "annoyances" };
 

@@ -105,6 +105,14 @@ export const EXCLUSIVE_PAIRS: readonly ExclusivePair[] = [
       "locale alone.",
   },
   {
+    // With the page's scripts off, the caller's would run in a page that never ran its own.
+    fields: ["scripts", "javaScript"],
+    names: ["scripts", "javaScript false"],
+    sent: (f) => (f.scripts?.length ?? 0) > 0 && f.javaScript === false,
+    hint: "javaScript false stops every script in the page, so scripts could not run as the " +
+      "page's own: send scripts with javaScript left on, or leave scripts out.",
+  },
+  {
     // maxAge 0 is a refresh too, so only a positive maxAge contradicts.
     fields: ["forceRefresh", "maxAge"],
     names: ["forceRefresh", "maxAge"],

@@ -15,6 +15,10 @@ export const MAX_SELECTOR_LENGTH = 256;
 export const MAX_HIDE_SELECTORS = 20;
 /** Largest `styles`, in UTF-8 bytes: room for real overrides, not a whole framework. */
 export const MAX_STYLES_BYTES = 16 * 1024;
+/** Most scripts one capture runs in the page. */
+export const MAX_SCRIPTS = 5;
+/** Largest script, in UTF-8 bytes: a few interactions, not a bundle. */
+export const MAX_SCRIPT_BYTES = 16 * 1024;
 /** Longest delayMs. */
 export const MAX_DELAY_MS = 10_000;
 
@@ -93,6 +97,8 @@ export interface CaptureOptions {
   removeSelectors?: string[];
   styles?: string;
   clickSelector?: string;
+  /** JavaScript run in the page, in order, after it loads and before the settle. */
+  scripts?: string[];
   transparent?: boolean;
   blockAds?: boolean;
   hideAnnoyances?: boolean;
@@ -139,6 +145,7 @@ export const DEFAULT_OPTIONS: Required<
   scale: 1,
   hideSelectors: [],
   removeSelectors: [],
+  scripts: [],
   transparent: false,
   blockAds: false,
   hideAnnoyances: false,

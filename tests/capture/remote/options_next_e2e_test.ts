@@ -14,7 +14,7 @@ const GREEN = [0, 255, 0];
 const WHITE = [255, 255, 255];
 const SECRET = "remote-secret-5521";
 
-Deno.test("remote captures honour size, device, styles, click, removal, transparency, annoyances and credentials", async (t) => {
+Deno.test("remote captures honour size, device, styles, scripts, click, removal, transparency, annoyances and credentials", async (t) => {
   await using remote = await startRemoteChromium();
   const reports: Reports = new Map();
   const pages = servePages(nextOptionRoutes(reports));
@@ -48,10 +48,14 @@ Deno.test("remote captures honour size, device, styles, click, removal, transpar
       assert.deepEqual([image.width, image.height], [1080, 2340]);
       assert.match(String(reports.get("size")?.userAgent), /SM-S911B/);
     });
-    await t.step("httpStatus 404, styles, click and removal", async () => {
+    await t.step("httpStatus 404, styles, scripts, click and removal", async () => {
       assert.equal((await shoot("/not-found")).result.targetStatus, 404);
       const styled = await shoot("/plain", { options: { styles: "body{background:#00ff00}" } });
       assert.deepEqual(styled.image.rgb(960, 540), GREEN);
+      const scripted = await shoot("/plain", {
+        options: { scripts: ["document.body.style.background = '#00ff00'"] },
+      });
+      assert.deepEqual(scripted.image.rgb(960, 540), GREEN, "scripts ran in the remote page");
       const clicked = await shoot("/panel", { options: { clickSelector: "#toggle" } });
       assert.deepEqual(clicked.image.rgb(960, 700), GREEN);
       const removed = await shoot("/stack", { options: { removeSelectors: [".banner"] } });

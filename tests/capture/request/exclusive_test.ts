@@ -24,6 +24,7 @@ const REFUSED: [fields: [string, string], body: Record<string, unknown>][] = [
   [["html", "cookies"], { html: HTML, cookies: [{ name: "session", value: "abc" }] }],
   [["html", "headers"], { html: HTML, headers: { Authorization: "Bearer x" } }],
   [["locale", "headers"], { url: URL_A, locale: "de-DE", headers: { "accept-language": "fr" } }],
+  [["scripts", "javaScript"], { html: HTML, scripts: ["1"], javaScript: false }],
   [["forceRefresh", "maxAge"], { url: URL_A, forceRefresh: true, maxAge: 60 }],
   [
     ["forceRefresh", "staleWhileRevalidate"],
