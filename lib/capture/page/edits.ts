@@ -28,6 +28,8 @@ export async function installStyles(page: Page, css: string): Promise<void> {
   await page.evaluateOnNewDocument(`(${STYLES_SCRIPT})(${JSON.stringify(css)})`);
 }
 
+// What puppeteer names its own errors; a script's are named by the page (Error, TypeError...).
+const PROTOCOL_ERRORS = new Set(["ProtocolError", "TargetCloseError", "TimeoutError"]);
 // How much of a script's error the answer repeats: its message, not a page's worth of stack.
 const SCRIPT_MESSAGE_CHARS = 300;
 
@@ -61,6 +63,8 @@ export async function runScripts(
         }).catch(() => {});
         continue;
       }
+      // The browser's failures (a page or browser gone, a protocol timeout) are not the script's.
+      if (PROTOCOL_ERRORS.has((error as Error)?.name)) throw error;
       throw new PageFailure({ kind: "script_error", index, message: scriptMessage(error) });
     }
   }
