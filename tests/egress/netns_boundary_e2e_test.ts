@@ -83,6 +83,10 @@ Deno.test({
     assert.equal(report.htmlIcon.status, 200);
     assert.equal(report.htmlIcon.icon, false);
     assert.deepEqual(report.htmlIcon.contacts, {});
+    // The caller's scripts are the page's code: the same boundary holds them.
+    assert.equal(report.requestScripts.status, 200, "the page was shot");
+    assert.equal(report.requestScripts.seen, "ran", "the scripts ran");
+    assert.deepEqual(report.requestScripts.contacts, {}, "scripts reached no canary");
     console.log(JSON.stringify({
       faviconContacts: Object.fromEntries(
         [...icons.map((n) => [n, report.vectors[n].contacts]), [

@@ -14,6 +14,7 @@ import {
   FORBIDDEN_V4,
   FORBIDDEN_V6,
   HTML_ICON_JOB,
+  REQUEST_SCRIPTS,
   SERVICE_WORKER,
   TCP_PORTS,
   UDP_PORTS,
@@ -39,6 +40,8 @@ export interface NetnsReport {
   targets: Record<string, VectorResult>;
   /** An html job (no URL) that names a loopback icon. */
   htmlIcon: VectorResult;
+  /** A plain page captured with the caller's `scripts` reaching for every forbidden address. */
+  requestScripts: VectorResult;
   /** The service's error-level log lines (an unhandled rejection, say), for the test's output. */
   serviceErrors: string[];
 }
@@ -195,7 +198,9 @@ async function main() {
     // address, HTTP(S)_PROXY a canary. Neither may move a byte the service fetches for a page.
     ...hostileProxyEnv("http://192.168.0.1:5000"),
   });
-  const capture = async (target: { url: string } | { html: string }): Promise<VectorResult> => {
+  const capture = async (
+    target: { url: string; scripts?: string[] } | { html: string },
+  ): Promise<VectorResult> => {
     const res = await fetch(`${service.base}/api/screenshot`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -212,6 +217,7 @@ async function main() {
     vectors: {},
     targets: {},
     htmlIcon: { status: 0, contacts: {}, seen: null },
+    requestScripts: { status: 0, contacts: {}, seen: null },
     serviceErrors: [],
   };
   try {
@@ -227,6 +233,10 @@ async function main() {
       url: `http://${ATTACKER}/redirect?to=${encodeURIComponent("http://10.0.0.1:8080/")}`,
     });
     report.htmlIcon = await capture({ html: HTML_ICON_JOB });
+    report.requestScripts = {
+      ...await capture({ url: `http://${ATTACKER}/icon.png`, scripts: REQUEST_SCRIPTS }),
+      seen: seen.get("scripts") ?? null,
+    };
   } catch (error) {
     // A refused connection usually means the service died: give its exit status time to arrive.
     let timer: ReturnType<typeof setTimeout> | undefined;

@@ -73,6 +73,17 @@ const webrtc = (servers: string[], candidates: string[] = [], window = "window")
   `report("webrtc", (${WEBRTC})(${window}, ${list(servers)}, ${list(candidates)}));`;
 
 /** What each vector's page runs (script), or puts in its body (html). */
+/**
+ * The caller's own `scripts` (a capture option, not a page): each forbidden URL fetched and
+ * awaited, then a WebSocket to each. They run as the page's own code, behind the same boundary.
+ */
+export const REQUEST_SCRIPTS = [
+  `Promise.allSettled(${list(urls())}.map((u) => fetch(u, { mode: "no-cors" })))`,
+  each(urls("ws"), "new WebSocket(u);"),
+  // The attacker's own report: the scripts did run.
+  `fetch("/seen/scripts", { method: "POST", body: "ran" })`,
+];
+
 export const VECTORS: Record<string, { script?: string; html?: string }> = {
   fetch: { script: each(urls(), `fetch(u, { mode: "no-cors" }).catch(() => {});`) },
   xhr: { script: each(urls(), `const x = new XMLHttpRequest(); x.open("GET", u); x.send();`) },
