@@ -5,7 +5,7 @@
  * decode) as long again. Whoever needs the value takes the bytes a slice at a time
  * (lib/http/base64.ts), or splices them into a new JSON body unchanged (`jsonBytes`).
  */
-import { copyInSlices, SLICE_BYTES } from "./turns.ts";
+import { joinInSlices, SLICE_BYTES } from "./turns.ts";
 
 const TEXT = new TextDecoder();
 const ENCODER = new TextEncoder();
@@ -61,13 +61,7 @@ export async function jsonBytes(value: unknown): Promise<Uint8Array<ArrayBuffer>
     at = where + mark.length + String(index).length;
   }
   pieces.push(ENCODER.encode(text.slice(at)));
-  const body = new Uint8Array(pieces.reduce((sum, piece) => sum + piece.length, 0));
-  let offset = 0;
-  for (const piece of pieces) {
-    await copyInSlices(body, offset, piece);
-    offset += piece.length;
-  }
-  return body;
+  return await joinInSlices(pieces);
 }
 
 /** `value` with each LongString replaced by `mark` and its index in `kept` (pushed there). */

@@ -7,7 +7,7 @@
  */
 import type { Context } from "hono";
 import type { AppEnv } from "./app_env.ts";
-import { copyInSlices, nextTurn, SLICE_BYTES } from "./turns.ts";
+import { copyInSlices, joinInSlices, SLICE_BYTES } from "./turns.ts";
 
 /** The body of `c`'s request (read once; errors of the read are the stream's). */
 export async function requestBytes(c: Context<AppEnv>): Promise<Uint8Array<ArrayBuffer>> {
@@ -41,24 +41,8 @@ async function readInto(body: ReadableStream<Uint8Array>, length: number) {
 
 async function readAndJoin(body: ReadableStream<Uint8Array>) {
   const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  let sinceTurn = 0;
-  for (const chunk of chunks) {
-    await copyInSlices(bytes, at, chunk);
-    at += chunk.length;
-    sinceTurn += chunk.length;
-    if (sinceTurn >= SLICE_BYTES) {
-      sinceTurn = 0;
-      await nextTurn();
-    }
-  }
-  return bytes;
+  for await (const chunk of body) chunks.push(chunk);
+  return await joinInSlices(chunks);
 }
 
 /** `bytes` as a body stream of slices that share its memory (a Request copies a whole buffer). */

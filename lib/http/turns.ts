@@ -13,6 +13,29 @@ export function nextTurn(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
+/** `pieces` joined into one buffer, a slice of copying per turn however they are cut. */
+export async function joinInSlices(
+  pieces: readonly Uint8Array[],
+): Promise<Uint8Array<ArrayBuffer>> {
+  const joined = new Uint8Array(pieces.reduce((sum, piece) => sum + piece.length, 0));
+  let offset = 0;
+  let sinceTurn = 0;
+  for (const piece of pieces) {
+    for (let at = 0; at < piece.length;) {
+      if (sinceTurn >= SLICE_BYTES) {
+        sinceTurn = 0;
+        await nextTurn();
+      }
+      const part = piece.subarray(at, at + SLICE_BYTES - sinceTurn);
+      joined.set(part, offset);
+      offset += part.length;
+      at += part.length;
+      sinceTurn += part.length;
+    }
+  }
+  return joined;
+}
+
 /** `source` copied into `target` at `offset`, a slice per turn. */
 export async function copyInSlices(target: Uint8Array, offset: number, source: Uint8Array) {
   for (let at = 0; at < source.length; at += SLICE_BYTES) {
