@@ -4,6 +4,15 @@
  * blocking, clip): their defaults, limits, and the canonical form that enters the cache key.
  */
 import type { DeviceName } from "./devices.ts";
+import {
+  DEFAULT_PDF,
+  type OutputFormat,
+  outputKind,
+  type PdfOptions,
+  type RecordingOptions,
+  resolvedRecording,
+  type VideoFormat,
+} from "./output.ts";
 import { MAX_IMAGE_PIXELS, MAX_IMAGE_SIDE, WEBP_MAX_SIDE } from "../../image_limits.ts";
 
 export const SCALES = [1, 2, 3] as const;
@@ -46,9 +55,7 @@ export interface CaptureRect {
   height: number;
 }
 
-/** Image formats a capture can be encoded in; png is the default. */
-export const IMAGE_FORMATS = ["png", "jpeg", "webp"] as const;
-export type ImageFormat = typeof IMAGE_FORMATS[number];
+export { IMAGE_FORMATS, type ImageFormat } from "./output.ts";
 /** quality of a jpeg or webp capture when the request leaves it out. */
 export const DEFAULT_QUALITY = 80;
 
@@ -107,7 +114,12 @@ export interface CaptureOptions {
   delayMs?: number;
   /** false: the first frame as it is, without finishing entrances or growing a full page. */
   settle?: boolean;
-  format?: ImageFormat;
+  /** An image (png, jpeg, webp), a PDF, a recording (mp4, webm, gif) or text (markdown, html). */
+  format?: OutputFormat;
+  /** How a PDF is laid out (format pdf only). */
+  pdf?: PdfOptions;
+  /** How a recording scrolls (format mp4, webm or gif only). */
+  recording?: RecordingOptions;
   /** 1-100, jpeg and webp only; the plan sets DEFAULT_QUALITY when they leave it out. */
   quality?: number;
   userAgent?: string;
@@ -138,7 +150,8 @@ export const DEFAULT_OPTIONS: Required<
     | "userAgent"
     | "locale"
     | "timezone"
-    | "clip"
+    | "pdf"
+    | "recording"
   >
 > = {
   fullPage: false,
@@ -173,7 +186,9 @@ export function canonicalOptions(options: CaptureOptions = {}): CaptureOptions {
     if (key in DEFAULT_OPTIONS && value === DEFAULT_OPTIONS[key as keyof typeof DEFAULT_OPTIONS]) {
       continue;
     }
-    kept[key] = canonicalValue(key, value);
+    const canonical = canonicalValue(key, value, options);
+    if (isEmptyObject(canonical)) continue;
+    kept[key] = canonical;
   }
   return kept as CaptureOptions;
 }
@@ -182,13 +197,38 @@ export function canonicalOptions(options: CaptureOptions = {}): CaptureOptions {
 const SET_OPTIONS = new Set<keyof CaptureOptions>(["blockResources", "blockRequests"]);
 
 /** One option's value in the key's form: sets sorted and unique, a clip's fields in one order. */
-function canonicalValue(key: keyof CaptureOptions, value: unknown): unknown {
+function canonicalValue(
+  key: keyof CaptureOptions,
+  value: unknown,
+  options: CaptureOptions,
+): unknown {
   if (SET_OPTIONS.has(key) && Array.isArray(value)) return [...new Set(value)].sort();
   if (key === "clip") {
     const { x, y, width, height } = value as CaptureRect;
     return { x, y, width, height };
   }
+  if (key === "pdf") return withoutDefaults(value as PdfOptions, DEFAULT_PDF);
+  if (key === "recording" && outputKind(options.format) === "video") {
+    return withoutDefaults(
+      value as RecordingOptions,
+      resolvedRecording(options.format as VideoFormat),
+    );
+  }
   return value;
+}
+
+const isEmptyObject = (value: unknown) =>
+  typeof value === "object" && value !== null && !Array.isArray(value) &&
+  Object.keys(value).length === 0;
+
+/** An object option's fields that differ from `defaults`, keys sorted. */
+function withoutDefaults<T extends object>(value: T, defaults: Partial<T>): Partial<T> {
+  const kept: Partial<T> = {};
+  for (const key of Object.keys(value).sort() as (keyof T)[]) {
+    if (value[key] === undefined || value[key] === defaults[key]) continue;
+    kept[key] = value[key];
+  }
+  return kept;
 }
 
 /** Whether a job asks for anything beyond a plain viewport capture. */
