@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import {
   checkDocumentNotBlocked,
-  FORMAT_MEDIA_TYPES,
   hasOptions,
   parseTargetUrl,
   planCapture,
@@ -25,15 +24,20 @@ import {
   ScreenshotRequestSchema,
   ScreenshotResponseSchema,
 } from "./screenshot_schemas.ts";
-import { captureJson, chooseAnswer, setCaptureHeaders } from "./screenshot_answer.ts";
+import { captureJson, chooseAnswer, rawMediaType, setCaptureHeaders } from "./screenshot_answer.ts";
 import { traced } from "../lib/telemetry/trace.ts";
 
-// The raw-bytes answer: what Accept: image/png, image/jpeg or image/webp gets.
-const rawImage = (format: string) => ({
+// The raw-bytes answer: what Accept: image/png, application/pdf, video/mp4 ... gets.
+const rawBytes = (what: string) => ({
   schema: z.string().openapi({
     format: "binary",
-    description: `The ${format} image itself; the headers carry cache, size, target status, ` +
-      "age and truncation.",
+    description: `The ${what} itself; the headers carry cache, size, target status, age and ` +
+      "truncation.",
+  }),
+});
+const rawText = (what: string) => ({
+  schema: z.string().openapi({
+    description: `The page's ${what} (UTF-8); the headers carry cache, target status and age.`,
   }),
 });
 
@@ -42,12 +46,15 @@ const captureRoute = createRoute({
   path: "/api/screenshot",
   operationId: "captureScreenshot",
   tags: ["Capture"],
-  summary: "Capture a web page as a PNG, JPEG or WebP",
+  summary: "Capture a web page as an image, a PDF, a scrolling video, or Markdown",
   description: "Renders the page at `url` (or the `html` document sent) in a fresh browser " +
     "context and returns the image base64-encoded in JSON with the page's own metadata (title, " +
     "description, language, theme colour, favicon, og:image), or the image's bytes when Accept " +
-    "asks for image/png, image/jpeg or image/webp (or image/*). Optional fields set the image " +
-    "format and quality, the viewport or a named device, take the whole page, a rectangle, a " +
+    "asks for image/png, image/jpeg or image/webp (or image/*). `format` asks instead for a PDF " +
+    "(`pages` says how many), a recording of the page scrolled from top to bottom as mp4, webm " +
+    "or gif, or the page's readable content as Markdown or its rendered HTML (in `content`); " +
+    "Accept: application/pdf, video/mp4, video/webm, image/gif, text/markdown or text/html " +
+    "gets those bytes. Optional fields set the image format and quality, the viewport or a named device, take the whole page, a rectangle, a " +
     "sharper scale, one element, hide, remove or click elements, add CSS, drop the background, " +
     "hide ads and consent dialogs, emulate a user agent, locale, time zone, reduced motion, print " +
     "media or no JavaScript, keep resource types or URL patterns out, or wait for an element or " +
@@ -69,16 +76,23 @@ const captureRoute = createRoute({
       headers: SCREENSHOT_SUCCESS_HEADERS,
       content: {
         "application/json": { schema: ScreenshotResponseSchema },
-        "image/png": rawImage("PNG"),
-        "image/jpeg": rawImage("JPEG"),
-        "image/webp": rawImage("WebP"),
+        "image/png": rawBytes("PNG image"),
+        "image/jpeg": rawBytes("JPEG image"),
+        "image/webp": rawBytes("WebP image"),
+        "application/pdf": rawBytes("PDF"),
+        "video/mp4": rawBytes("H.264 MP4 recording"),
+        "video/webm": rawBytes("VP9 WebM recording"),
+        "image/gif": rawBytes("GIF recording"),
+        "text/markdown": rawText("readable content as Markdown"),
+        "text/html": rawText("rendered DOM as HTML"),
       },
     },
     ...errorResponses({
       400: {
         when: "Malformed body, neither or both of url and html, a URL that may not be " +
           "captured, a bad option, two options that contradict each other (the message names " +
-          "both), or an Accept naming only image types other than `format`.",
+          "both), a recording past its frame or pixel budget, or an Accept naming only types " +
+          "other than `format`.",
         codes: ["invalid_request", "invalid_url", "unsupported_value"],
       },
       405: { when: "Any method but POST.", codes: ["method_not_allowed"] },
@@ -98,8 +112,9 @@ const captureRoute = createRoute({
       },
       503: {
         when: "No capture backend can run, the capture queue is full (see Retry-After; such a " +
-          "refusal does not count against the per-IP limit), or blockAds or hideAnnoyances " +
-          "was asked for while its filter lists are not loaded.",
+          "refusal does not count against the per-IP limit), blockAds or hideAnnoyances " +
+          "was asked for while its filter lists are not loaded, or a recording was asked for " +
+          "where the server has no ffmpeg with its encoder (the message names what is missing).",
         codes: ["upstream_unavailable"],
       },
     }),
@@ -205,7 +220,7 @@ export function createScreenshotRouter() {
       const size = setCaptureHeaders(c, capture);
       if (answer.raw) {
         return c.body(capture.image as Uint8Array<ArrayBuffer>, 200, {
-          "Content-Type": FORMAT_MEDIA_TYPES[answer.format],
+          "Content-Type": rawMediaType(answer.format),
         });
       }
       return c.json(captureJson(capture, size), 200);

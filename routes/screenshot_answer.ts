@@ -1,17 +1,21 @@
 /**
- * How POST /api/screenshot answers a capture: JSON with the image base64-encoded (the default), or
- * the image's own bytes when Accept asks for an image type, with headers that carry what the
- * JSON carries. Errors are JSON envelopes either way.
+ * How POST /api/screenshot answers a capture: JSON with the image, PDF or recording
+ * base64-encoded or the page's text as a string (the default), or the capture's own bytes when
+ * Accept asks for its media type, with headers that carry what the JSON carries. Errors are JSON
+ * envelopes either way.
  */
 import type { Context } from "hono";
 import { Buffer } from "node:buffer";
 import {
   type ColorScheme,
   type DeviceType,
-  FORMAT_MEDIA_TYPES,
-  IMAGE_FORMATS,
   type ImageFormat,
   NO_PAGE_METADATA,
+  OUTPUT_FORMATS,
+  OUTPUT_MEDIA_TYPES,
+  type OutputFacts,
+  type OutputFormat,
+  outputKind,
   type PageMetadata,
 } from "../lib/capture/mod.ts";
 import { readImageInfo } from "../lib/codecs/image_info.ts";
@@ -20,28 +24,31 @@ import type { AppEnv } from "../lib/http/app_env.ts";
 import { accepts, namedOffers, negotiate } from "../lib/http/negotiate.ts";
 
 const JSON_TYPE = "application/json";
-const IMAGE_TYPES = IMAGE_FORMATS.map((format) => FORMAT_MEDIA_TYPES[format]);
-const FORMAT_OF = Object.fromEntries(IMAGE_FORMATS.map((f) => [FORMAT_MEDIA_TYPES[f], f]));
+const OUTPUT_TYPES = OUTPUT_FORMATS.map((format) => OUTPUT_MEDIA_TYPES[format]);
+const FORMAT_OF = Object.fromEntries(
+  OUTPUT_FORMATS.map((format) => [OUTPUT_MEDIA_TYPES[format], format]),
+) as Record<string, OutputFormat>;
 
 /**
- * The format to render and whether to answer with raw bytes. An image type named in Accept picks
- * the format when the body sends none; `image/*` takes the format sent (png by default). 400 when
- * the client accepts only image types other than the `format` it sent.
+ * The format to render and whether to answer with raw bytes. A media type named in Accept picks
+ * the format when the body sends none (image/jpeg, application/pdf, video/mp4, text/markdown);
+ * `image/*` takes the format sent (png by default). 400 when the client accepts only types
+ * other than the `format` it sent.
  */
 export function chooseAnswer(
   accept: string | undefined,
-  sent: ImageFormat | undefined,
-): { format: ImageFormat; raw: boolean } {
-  const named = namedOffers(accept, IMAGE_TYPES);
-  const wanted = sent ? FORMAT_MEDIA_TYPES[sent] : named[0] ?? FORMAT_MEDIA_TYPES.png;
+  sent: OutputFormat | undefined,
+): { format: OutputFormat; raw: boolean } {
+  const named = namedOffers(accept, OUTPUT_TYPES);
+  const wanted = sent ? OUTPUT_MEDIA_TYPES[sent] : named[0] ?? OUTPUT_MEDIA_TYPES.png;
   const format = FORMAT_OF[wanted];
   if (accepts(accept, wanted) && negotiate(accept, [JSON_TYPE, wanted]) === wanted) {
     return { format, raw: true };
   }
   if (named.length > 0 && !accepts(accept, JSON_TYPE)) {
     throw invalidRequest(`Accept asks for ${named.join(", ")} but format is ${sent}.`, {
-      hint: `Send Accept: ${wanted} (or image/*) for the ${sent} bytes, or leave format out to ` +
-        "get the type Accept names; Accept: application/json answers JSON.",
+      hint: `Send Accept: ${wanted} for the ${sent} bytes, or leave format out to get the ` +
+        "type Accept names; Accept: application/json answers JSON.",
     });
   }
   return { format, raw: false };
@@ -50,7 +57,8 @@ export function chooseAnswer(
 /** What a finished capture hands the answer. */
 export interface AnsweredCapture {
   image: Uint8Array;
-  format: ImageFormat;
+  format: OutputFormat;
+  output?: OutputFacts;
   url: string;
   cached: boolean;
   age: number;
@@ -63,34 +71,60 @@ export interface AnsweredCapture {
   page?: PageMetadata;
 }
 
+/** Pixel size of an image or a recording's frames; null for a PDF and text. */
+type CaptureSize = { width: number; height: number } | null;
+
+function sizeOf(capture: AnsweredCapture): CaptureSize {
+  switch (outputKind(capture.format)) {
+    case "image":
+      return readImageInfo(capture.format as ImageFormat, capture.image) ??
+        { width: 0, height: 0 };
+    case "video":
+      return { width: capture.output?.width ?? 0, height: capture.output?.height ?? 0 };
+    default:
+      return null;
+  }
+}
+
 /**
- * Sets the 200 answer's headers (alike for both forms: cache, target status, size, age, cut,
- * stale) and returns the image's size.
+ * Sets the 200 answer's headers (alike for both forms: cache, target status, size, pages, age,
+ * cut, stale) and returns the capture's pixel size (null for a PDF and text).
  */
-export function setCaptureHeaders(
-  c: Context<AppEnv>,
-  capture: AnsweredCapture,
-): { width: number; height: number } {
-  const size = readImageInfo(capture.format, capture.image) ?? { width: 0, height: 0 };
+export function setCaptureHeaders(c: Context<AppEnv>, capture: AnsweredCapture): CaptureSize {
+  const size = sizeOf(capture);
   c.header("X-Cache", capture.cached ? "hit" : "miss");
   if (capture.targetStatus !== null) c.header("X-Target-Status", String(capture.targetStatus));
-  c.header("X-Image-Width", String(size.width));
-  c.header("X-Image-Height", String(size.height));
+  if (size) {
+    c.header("X-Image-Width", String(size.width));
+    c.header("X-Image-Height", String(size.height));
+  }
+  const { pages, durationMs } = capture.output ?? {};
+  if (pages !== undefined) c.header("X-Pdf-Pages", String(pages));
+  if (durationMs !== undefined) c.header("X-Duration-Ms", String(durationMs));
   c.header("Age", String(capture.age));
   if (capture.truncated) c.header("X-Truncated", "true");
   if (capture.stale) c.header("X-Stale", "true");
   c.header("Cache-Control", "no-store");
   // The same URL answers JSON or an image by Accept: a shared cache must keep them apart.
   c.header("Vary", "Accept");
-  return { width: size.width, height: size.height };
+  return size;
 }
 
-/** The JSON answer's body. */
-export function captureJson(capture: AnsweredCapture, size: { width: number; height: number }) {
-  const { image } = capture;
+/** The Content-Type of the raw answer: text says its charset. */
+export function rawMediaType(format: OutputFormat): string {
+  const type = OUTPUT_MEDIA_TYPES[format];
+  return outputKind(format) === "text" ? `${type}; charset=utf-8` : type;
+}
+
+/** The JSON answer's body: the bytes base64-encoded in `screenshot`, or text in `content`. */
+export function captureJson(capture: AnsweredCapture, size: CaptureSize) {
+  const { image, format, output = {} } = capture;
+  const text = outputKind(format) === "text";
   return {
-    screenshot: Buffer.from(image.buffer, image.byteOffset, image.byteLength).toString("base64"),
-    format: capture.format,
+    ...(text ? { content: new TextDecoder().decode(image) } : {
+      screenshot: Buffer.from(image.buffer, image.byteOffset, image.byteLength).toString("base64"),
+    }),
+    format,
     url: capture.url,
     page: capture.page ?? NO_PAGE_METADATA,
     cached: capture.cached,
@@ -99,8 +133,11 @@ export function captureJson(capture: AnsweredCapture, size: { width: number; hei
     strategy: capture.strategy,
     deviceType: capture.deviceType,
     colorScheme: capture.colorScheme,
-    width: size.width,
-    height: size.height,
+    ...(size ? { width: size.width, height: size.height } : {}),
+    ...(output.pages !== undefined ? { pages: output.pages } : {}),
+    ...(output.durationMs !== undefined
+      ? { durationMs: output.durationMs, frames: output.frames, fps: output.fps }
+      : {}),
     ...(capture.targetStatus !== null ? { httpStatus: capture.targetStatus } : {}),
     ...(capture.truncated ? { truncated: true as const } : {}),
   };

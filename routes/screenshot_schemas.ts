@@ -5,7 +5,6 @@ import {
   DEVICE_TYPES,
   DEVICES,
   FAVICON_BUDGET_MS,
-  IMAGE_FORMATS,
   MAX_BLOCK_REQUESTS,
   MAX_CAPTURE_PIXELS,
   MAX_CAPTURE_SIDE,
@@ -29,10 +28,12 @@ import {
   MEDIA_TYPES,
   MIN_HEIGHT,
   MIN_WIDTH,
+  OUTPUT_FORMATS,
   RESOURCE_TYPES,
   SCALES,
 } from "../lib/capture/mod.ts";
 import { RATE_LIMIT_HEADERS } from "../lib/http/openapi_responses.ts";
+import { OutputFormatSchema, PdfOptionsSchema, RecordingOptionsSchema } from "./output_schemas.ts";
 
 const DEVICE_LIST = DEVICE_NAMES.map((name) => {
   const { width, height, scale } = DEVICES[name];
@@ -255,14 +256,9 @@ export const ScreenshotRequestSchema = z.object({
       "hidden; it is cached apart from settled captures.",
     example: true,
   }),
-  format: z.enum(IMAGE_FORMATS).optional().openapi({
-    default: "png",
-    description: "Image format of `screenshot` (and of the raw bytes answer): png (lossless, " +
-      "the default), jpeg or webp, encoded by Chromium itself. Left out, an Accept naming " +
-      "image/jpeg or image/webp picks it. A jpeg cannot be transparent (400: use png or webp), " +
-      "and quality is refused with png (400).",
-    example: "jpeg",
-  }),
+  format: OutputFormatSchema,
+  pdf: PdfOptionsSchema,
+  recording: RecordingOptionsSchema,
   quality: z.int().min(1).max(100).optional().openapi({
     description: "1 to 100, for jpeg and webp only (default 80); with format png (the " +
       "default) a 400.",
@@ -379,14 +375,20 @@ export const PageMetadataSchema = z.object({
 
 /** Body of a successful capture. */
 export const ScreenshotResponseSchema = z.object({
-  screenshot: z.string().openapi({
-    description: "The image in `format` (PNG by default), base64-encoded, without a data-URI " +
-      "prefix: the viewport at `scale` unless fullPage, selector or clip asked for more or less.",
+  screenshot: z.string().optional().openapi({
+    description: "The image, PDF or recording in `format` (PNG by default), base64-encoded, " +
+      "without a data-URI prefix: the viewport at `scale` unless fullPage, selector or clip " +
+      "asked for more or less. Absent for markdown and html, whose text is in `content`.",
     example: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4//8/AAX+Av4N70a4" +
       "AAAAAElFTkSuQmCC",
   }),
-  format: z.enum(IMAGE_FORMATS).openapi({
-    description: "Format of `screenshot`.",
+  content: z.string().optional().openapi({
+    description: "Format markdown or html only: the page's readable content as GitHub-" +
+      "flavoured Markdown, or its rendered DOM as HTML (scripts removed).",
+    example: "# Example Domain\n\nThis domain is for use in illustrative examples.",
+  }),
+  format: z.enum(OUTPUT_FORMATS).openapi({
+    description: "Format of `screenshot` (or of `content`).",
     example: "png",
   }),
   url: z.string().openapi({
@@ -427,8 +429,32 @@ export const ScreenshotResponseSchema = z.object({
       "when known; on a cache hit, the status of the cached render.",
     example: 200,
   }),
-  width: z.int().openapi({ description: "Width of the image in pixels.", example: 1920 }),
-  height: z.int().openapi({ description: "Height of the image in pixels.", example: 1080 }),
+  width: z.int().optional().openapi({
+    description: "Width of the image (or of a recording's frames) in pixels; absent for pdf, " +
+      "markdown and html.",
+    example: 1920,
+  }),
+  height: z.int().optional().openapi({
+    description: "Height of the image (or of a recording's frames) in pixels; absent for pdf, " +
+      "markdown and html.",
+    example: 1080,
+  }),
+  pages: z.int().optional().openapi({
+    description: "Format pdf only: the PDF's page count (after pageRanges).",
+    example: 3,
+  }),
+  durationMs: z.int().optional().openapi({
+    description: "Format mp4, webm or gif only: the recording's length in ms.",
+    example: 6000,
+  }),
+  frames: z.int().optional().openapi({
+    description: "Format mp4, webm or gif only: the recording's frame count.",
+    example: 180,
+  }),
+  fps: z.int().optional().openapi({
+    description: "Format mp4, webm or gif only: the recording's frames a second.",
+    example: 30,
+  }),
   truncated: z.literal(true).optional().openapi({
     description: "Present when a full page or element was taller than the cap and was cut, " +
       "or a clip reached past the document.",
@@ -444,13 +470,22 @@ export const SCREENSHOT_SUCCESS_HEADERS = RATE_LIMIT_HEADERS.omit({ "Retry-After
       "answers with an error status is still captured as a browser shows it.",
     example: "200",
   }),
-  "X-Image-Width": z.string().openapi({
-    description: "Width of the image in pixels (`width` of the JSON).",
+  "X-Image-Width": z.string().optional().openapi({
+    description: "Width of the image or of a recording's frames in pixels (`width` of the JSON).",
     example: "1920",
   }),
-  "X-Image-Height": z.string().openapi({
-    description: "Height of the image in pixels (`height` of the JSON).",
+  "X-Image-Height": z.string().optional().openapi({
+    description: "Height of the image or of a recording's frames in pixels (`height` of the " +
+      "JSON).",
     example: "1080",
+  }),
+  "X-Pdf-Pages": z.string().optional().openapi({
+    description: "A PDF's page count (`pages` of the JSON).",
+    example: "3",
+  }),
+  "X-Duration-Ms": z.string().optional().openapi({
+    description: "A recording's length in ms (`durationMs` of the JSON).",
+    example: "6000",
   }),
   "Age": z.string().openapi({
     description: "Seconds since the image was rendered (`age` of the JSON).",

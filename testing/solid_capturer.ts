@@ -8,6 +8,7 @@ import type {
 import { concatBytes } from "../lib/bytes.ts";
 import { pngChunks } from "./png.ts";
 import { VIEWPORTS } from "../lib/capture/types.ts";
+import { outputKind } from "../lib/capture/request/output.ts";
 import { pngChunk } from "../lib/codecs/png_encoder.ts";
 
 const pngCache = new Map<string, Uint8Array>();
@@ -79,6 +80,15 @@ export function solidCapturer(options: { targetStatus?: number | null } = {}): S
         await Promise.race([gate.promise, aborted]);
       }
       if (self.failWith) throw self.failWith;
+      if (outputKind(job.options?.format) === "text") {
+        const text = `# Solid page ${call}\n\nA ${job.colorScheme} page of ${job.url}.\n`;
+        return {
+          image: new TextEncoder().encode(text),
+          format: job.options!.format!,
+          strategy: "test-solid",
+          targetStatus: 200,
+        };
+      }
       const { width, height } = VIEWPORTS[job.deviceType];
       const shade = job.colorScheme === "dark" ? 16 + call : 240 - call;
       return {

@@ -19,7 +19,7 @@ export {
   MAX_HEADERS,
 } from "./request/credentials.ts";
 export type { CaptureRequestFields } from "./request/plan.ts";
-export { FORMAT_MEDIA_TYPES } from "./request/image_format.ts";
+export * from "./request/output.ts";
 export { targetLogFields } from "./request/log_target.ts";
 export * from "./types.ts";
 export { FAVICON_BUDGET_MS } from "./page/favicon.ts";

@@ -38,7 +38,8 @@ export function inJobFormat(capturer: Capturer, transcode: Transcoder): Capturer
       const result = await capturer.capture(job, signal);
       const plan = planShot(job.options);
       const { format, quality = DEFAULT_QUALITY } = plan;
-      if (format === "png" || encoderOf(plan, result.format) === "chromium") return result;
+      if (plan.output.kind !== "image" || format === "png") return result;
+      if (encoderOf(plan, result.format) === "chromium") return result;
       try {
         const image = await transcode(result.image, { format, quality });
         return { ...result, image, format };

@@ -1,5 +1,6 @@
 /** The capture contract shared by the browser backends and the screenshot service. */
-import type { CaptureOptions, ImageFormat } from "./request/options.ts";
+import type { CaptureOptions } from "./request/options.ts";
+import type { OutputFacts, OutputFormat } from "./request/output.ts";
 import type { Credentials } from "./request/credentials.ts";
 import type { ColorScheme, DeviceType } from "./request/devices.ts";
 
@@ -60,13 +61,15 @@ export const NO_PAGE_METADATA: PageMetadata = {
 };
 
 export interface CaptureResult {
-  /** The image's bytes, in `format`. */
+  /** The capture's bytes, in `format`: an image, a PDF, a recording, or UTF-8 text. */
   image: Uint8Array;
   /**
    * The format of `image`: the job's once the capture layer is done with it; a backend returns
    * the format it shot in, png where the shot plan has the service encode (page/shot_plan.ts).
    */
-  format: ImageFormat;
+  format: OutputFormat;
+  /** A PDF's pages, a recording's size and length; absent for an image or text. */
+  output?: OutputFacts;
   /** The page's metadata, read once it settled; absent from records cached before it existed. */
   page?: PageMetadata;
   /** Name of the backend that rendered it, e.g. "chromium-local" or "chromium-remote". */

@@ -14,6 +14,7 @@ import { fitImage, type FitLimits, type FittedImage } from "../codecs/fit.ts";
 import { readImageInfo, sniffKind } from "../codecs/image_info.ts";
 import { CONTENT_TYPES } from "../codecs/presets.ts";
 import { decodeBase64 } from "../http/base64.ts";
+import { OUTPUT_MEDIA_TYPES, type OutputFormat } from "../capture/request/output.ts";
 import { inProcessRequest } from "../http/in_process.ts";
 import { sliceStream } from "../http/request_bytes.ts";
 import { jsonBytes, LongString } from "../http/long_string.ts";
@@ -89,9 +90,37 @@ async function callOperation(
     return await imageResult(tool, bytes, about, ctx);
   }
   if (!tool.imageField) return { content: [{ type: "text", text: await response.text() }] };
-  const { [tool.imageField]: image, ...rest } = await response.json();
+  const { [tool.imageField]: image, content, ...rest } = await response.json();
+  const about = withoutIconBytes(rest);
+  // The page's text (format markdown or html): the text itself, then what it is.
+  if (typeof content === "string") return textResult(content, about);
   if (typeof image !== "string") throw new Error(`operation answered without ${tool.imageField}`);
-  return await imageResult(tool, Buffer.from(image, "base64"), withoutIconBytes(rest), ctx, image);
+  const mimeType = OUTPUT_MEDIA_TYPES[rest.format as OutputFormat];
+  // A PDF or a recording: an embedded resource, which clients save or show as a file.
+  if (rest.format === "gif" || (mimeType !== undefined && !mimeType.startsWith("image/"))) {
+    return documentResult({ blob: image, mimeType, about });
+  }
+  return await imageResult(tool, Buffer.from(image, "base64"), about, ctx, image);
+}
+
+function textResult(text: string, about: Record<string, unknown>): CallToolResult {
+  return {
+    content: [{ type: "text", text }, { type: "text", text: JSON.stringify(about) }],
+  };
+}
+
+/** A capture that is a file rather than a picture, named by the page it was taken of. */
+function documentResult(
+  document: { blob: string; mimeType: string; about: Record<string, unknown> },
+): CallToolResult {
+  const { blob, mimeType, about } = document;
+  const uri = `shotline://capture/${encodeURIComponent(String(about.url))}.${about.format}`;
+  return {
+    content: [
+      { type: "resource", resource: { uri, mimeType, blob } },
+      { type: "text", text: JSON.stringify(about) },
+    ],
+  };
 }
 
 /**

@@ -47,8 +47,10 @@ const TOOLS = [
     answer: "Answers with the capture as an image item and a text item holding the JSON of the " +
       "HTTP operation without the image (url, cached, age, width, height, httpStatus, " +
       "truncated...). An image too large for MCP clients is sent scaled down; the text says so " +
-      "and how to fetch the full one over HTTP. Counts against the same per-IP limit as the " +
-      "HTTP operation.",
+      "and how to fetch the full one over HTTP. A PDF or a recording (format pdf, mp4, webm, " +
+      "gif) comes as an embedded resource item with its media type; markdown or html as a " +
+      "text item holding the page's text, then the JSON. Counts against the same per-IP limit " +
+      "as the HTTP operation.",
     imageField: "screenshot",
     // A live page: the next render may differ; it reaches the open web.
     annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },

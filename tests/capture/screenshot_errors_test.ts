@@ -161,7 +161,18 @@ Deno.test("the capture operation is documented in /openapi.json and /llms.txt", 
     assert.ok(request.properties.url && request.properties.html);
     assert.deepEqual(
       Object.keys(post.responses["200"].content).sort(),
-      ["application/json", "image/jpeg", "image/png", "image/webp"],
+      [
+        "application/json",
+        "application/pdf",
+        "image/gif",
+        "image/jpeg",
+        "image/png",
+        "image/webp",
+        "text/html",
+        "text/markdown",
+        "video/mp4",
+        "video/webm",
+      ],
     );
     assert.deepEqual(request.example, {
       url: "https://example.com",

@@ -8,7 +8,17 @@ import {
   type ImageFormat,
   MAX_CAPTURE_SIDE,
   MAX_WEBP_SIDE,
+  type MediaType,
 } from "../request/options.ts";
+import {
+  type OutputFormat,
+  outputKind,
+  type PdfOptions,
+  type RecordingOptions,
+  resolvedRecording,
+  type TextFormat,
+  type VideoFormat,
+} from "../request/output.ts";
 
 /** The part of the page the image shows. */
 export type ShotTarget =
@@ -25,7 +35,17 @@ export type ShotTarget =
   /** A rectangle of the document in CSS px, cut to the document. */
   | { kind: "clip"; rect: CaptureRect };
 
+/** What the capture hands back: the target as an image, or the whole page in another form. */
+export type PlannedOutput =
+  | { kind: "image" }
+  /** Printed with the request's CSS media type (screen unless it asks for print). */
+  | { kind: "pdf"; pdf: PdfOptions; media: MediaType }
+  | { kind: "video"; format: VideoFormat; recording: Required<RecordingOptions> }
+  | { kind: "text"; format: TextFormat };
+
 export interface ShotPlan {
+  output: PlannedOutput;
+  /** The area an image shows (the viewport for the other outputs, which take the whole page). */
   target: ShotTarget;
   /** Bring the page to rest before shooting (the settle); false: the first frame as it is. */
   settled: boolean;
@@ -33,7 +53,7 @@ export interface ShotPlan {
   scale: number;
   /** No white behind the page: the PNG keeps the page's own alpha. */
   transparent: boolean;
-  /** The image format asked for, and the quality of a jpeg or webp. */
+  /** The image format asked for (png for the other outputs), and a jpeg's or webp's quality. */
   format: ImageFormat;
   quality?: number;
   /** The longest side the image may have in device px: the cap, lower for webp. */
@@ -52,7 +72,7 @@ export const JOINED_FORMAT = "png";
  * service, when the image was joined from several shots for a jpeg or webp: the export codecs
  * encode the joined PNG whole (capture/transcode.ts). A PNG is never encoded twice.
  */
-export function encoderOf(plan: ShotPlan, shotIn: ImageFormat): "chromium" | "service" {
+export function encoderOf(plan: ShotPlan, shotIn: OutputFormat): "chromium" | "service" {
   return shotIn === plan.format ? "chromium" : "service";
 }
 
@@ -65,13 +85,33 @@ export function planShot(options: CaptureOptions = {}): ShotPlan {
     : options.fullPage
     ? { kind: "full_page" }
     : { kind: "viewport" };
+  const output = plannedOutput(options);
   return {
+    output,
     target,
     settled: options.settle !== false,
     scale: options.scale ?? 1,
     transparent: options.transparent === true,
-    format: options.format ?? "png",
+    format: output.kind === "image" ? (options.format as ImageFormat | undefined) ?? "png" : "png",
     maxSide: options.format === "webp" ? MAX_WEBP_SIDE : MAX_CAPTURE_SIDE,
     ...(options.quality !== undefined ? { quality: options.quality } : {}),
   };
+}
+
+function plannedOutput(options: CaptureOptions): PlannedOutput {
+  const { format } = options;
+  switch (outputKind(format)) {
+    case "image":
+      return { kind: "image" };
+    case "pdf":
+      return { kind: "pdf", pdf: options.pdf ?? {}, media: options.media ?? "screen" };
+    case "video":
+      return {
+        kind: "video",
+        format: format as VideoFormat,
+        recording: resolvedRecording(format as VideoFormat, options.recording),
+      };
+    case "text":
+      return { kind: "text", format: format as TextFormat };
+  }
 }

@@ -129,9 +129,12 @@ export const EXCLUSIVE_PAIRS: readonly ExclusivePair[] = [
   },
 ];
 
-/** 400 naming both fields of the first pair of contradicting options the request sends. */
-export function refuseContradictions(fields: ExclusiveFields): void {
-  const pair = EXCLUSIVE_PAIRS.find((candidate) => candidate.sent(fields));
+/** 400 naming both fields of the first pair of `pairs` the request sends (EXCLUSIVE_PAIRS). */
+export function refuseContradictions(
+  fields: ExclusiveFields,
+  pairs: readonly ExclusivePair[] = EXCLUSIVE_PAIRS,
+): void {
+  const pair = pairs.find((candidate) => candidate.sent(fields));
   if (!pair) return;
   throw invalidField(`${pair.names[0]} and ${pair.names[1]} cannot be combined.`, pair.hint);
 }

@@ -3,14 +3,7 @@
  * quality. Who encodes it (Chromium as it shoots, or the service for an image joined from several
  * shots) is the shot plan's to say (page/shot_plan.ts).
  */
-import { type CaptureOptions, DEFAULT_QUALITY, type ImageFormat } from "./options.ts";
-
-/** The Content-Type of each format, for raw-bytes answers and the response's `format`. */
-export const FORMAT_MEDIA_TYPES: Record<ImageFormat, string> = {
-  png: "image/png",
-  jpeg: "image/jpeg",
-  webp: "image/webp",
-};
+import { type CaptureOptions, DEFAULT_QUALITY } from "./options.ts";
 
 /**
  * format and quality in their key form: jpeg and webp always carry a quality (the default when
@@ -18,7 +11,6 @@ export const FORMAT_MEDIA_TYPES: Record<ImageFormat, string> = {
  * are refused before, with the other contradicting options (exclusive.ts).
  */
 export function resolveFormat(options: CaptureOptions): CaptureOptions {
-  const format = options.format ?? "png";
-  if (format === "png") return options;
+  if (options.format !== "jpeg" && options.format !== "webp") return options;
   return { ...options, quality: options.quality ?? DEFAULT_QUALITY };
 }

@@ -148,3 +148,16 @@ export function resolvedRecording(
 export function recordingFrames(recording: Required<RecordingOptions>): number {
   return Math.max(2, Math.round(recording.durationMs * recording.fps / 1000));
 }
+
+/** What a capture that is not an image says about itself, answered beside its bytes. */
+export interface OutputFacts {
+  /** A PDF's page count. */
+  pages?: number;
+  /** A recording's frame size in pixels. */
+  width?: number;
+  height?: number;
+  /** A recording's length, its frames and their rate. */
+  durationMs?: number;
+  frames?: number;
+  fps?: number;
+}

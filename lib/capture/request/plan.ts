@@ -11,7 +11,8 @@ import { type ExclusiveFields, refuseContradictions } from "./exclusive.ts";
 import { resolveEmulation } from "./emulation.ts";
 import { resolveFormat } from "./image_format.ts";
 import { canonicalOptions, type CaptureOptions } from "./options.ts";
-import { resolveViewport } from "./viewport.ts";
+import { resolveViewport, viewportOf } from "./viewport.ts";
+import { checkOutputBounds, OUTPUT_PAIRS } from "./output_checks.ts";
 
 /** The request body's fields beyond url, as the schema leaves them. */
 export interface CaptureRequestFields extends ExclusiveFields {
@@ -65,8 +66,10 @@ export function planCapture(
   const credentials = checkCredentials({ cookies, headers });
   // Before any default is filled in: a pair is refused as the caller sent it.
   refuseContradictions(fields);
+  refuseContradictions(fields, OUTPUT_PAIRS);
   // A named device brings its device type; a width or height at the default is none.
   const viewport = resolveViewport(sentDeviceType, requested);
+  checkOutputBounds(viewport.options, viewportOf(viewport.deviceType, viewport.options));
   const options = resolveEmulation(resolveFormat(viewport.options));
   return {
     deviceType: viewport.deviceType,

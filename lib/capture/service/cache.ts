@@ -1,7 +1,8 @@
 import { withTimeout } from "../../timeout.ts";
 import type { Logger } from "../../log.ts";
 import type { Store, StoreKey } from "../../store/store.ts";
-import { type ImageFormat, optionsDigest } from "../request/options.ts";
+import { optionsDigest } from "../request/options.ts";
+import { OUTPUT_FORMATS, type OutputFacts, type OutputFormat } from "../request/output.ts";
 import { sniffKind } from "../../codecs/image_info.ts";
 import type { CaptureJob, CaptureResult, PageMetadata } from "../types.ts";
 import { textHash, urlHash } from "../../hash.ts";
@@ -99,7 +100,7 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
           "capture cache read",
         );
         if (!blob) return null;
-        const { strategy, capturedAt, targetStatus, truncated, page } = blob.meta;
+        const { strategy, capturedAt, targetStatus, truncated, page, output } = blob.meta;
         // A record from another version of the service is a miss, not a crash.
         if (typeof strategy !== "string" || typeof capturedAt !== "number") return null;
         const stored = storedPage(page);
@@ -111,6 +112,7 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
           targetStatus: typeof targetStatus === "number" ? targetStatus : null,
           ...(truncated === true ? { truncated } : {}),
           ...(stored ? { page: stored } : {}),
+          ...(storedFacts(output) ?? {}),
         };
       } catch (error) {
         log.warn("capture cache read failed", { error });
@@ -129,6 +131,7 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
           ...(capture.format !== "png" ? { format: capture.format } : {}),
           ...(capture.truncated ? { truncated: true } : {}),
           ...(capture.page ? { page: capture.page } : {}),
+          ...(capture.output ? { output: capture.output } : {}),
         };
         await withTimeout(
           store.setBlob(key.store, { bytes: capture.image, meta }, ttlMs),
@@ -151,12 +154,24 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
 }
 
 /**
- * A record's image format: as stored, or for a record without it (a png, or one written before
- * the format was kept) what its bytes' magic number says; png when they say nothing else.
+ * A record's format: as stored, or for a record without it (a png, or one written before the
+ * format was kept) what its bytes' magic number says; png when they say nothing else.
  */
-function storedFormat(value: unknown, bytes: Uint8Array): ImageFormat {
-  if (value === "png" || value === "jpeg" || value === "webp") return value;
+function storedFormat(value: unknown, bytes: Uint8Array): OutputFormat {
+  if ((OUTPUT_FORMATS as readonly unknown[]).includes(value)) return value as OutputFormat;
   return sniffKind(bytes) ?? "png";
+}
+
+const FACT_FIELDS = ["pages", "width", "height", "durationMs", "frames", "fps"] as const;
+
+/** A PDF's or a recording's stored facts, as `{ output }`; null when there are none. */
+function storedFacts(value: unknown): { output: OutputFacts } | null {
+  if (typeof value !== "object" || value === null) return null;
+  const record = value as Record<string, unknown>;
+  const facts = Object.fromEntries(
+    FACT_FIELDS.filter((field) => Number.isInteger(record[field])).map((f) => [f, record[f]]),
+  );
+  return Object.keys(facts).length > 0 ? { output: facts as OutputFacts } : null;
 }
 
 const PAGE_FIELDS = ["title", "description", "lang", "themeColor", "favicon", "ogImage"];

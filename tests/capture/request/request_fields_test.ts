@@ -105,7 +105,33 @@ Deno.test("bad values of every new field are 400 envelopes with a hint, never a 
   const t = await createCaptureApp();
   try {
     const cases: [Record<string, unknown>, ErrorCode, RegExp][] = [
-      [{ url: URL_A, format: "gif" }, "unsupported_value", /png, jpeg, webp/],
+      [{ url: URL_A, format: "tiff" }, "unsupported_value", /png, jpeg, webp, pdf, mp4/],
+      [{ url: URL_A, format: "pdf", fullPage: true }, "invalid_request", /whole document/],
+      [{ url: URL_A, format: "markdown", scale: 2 }, "invalid_request", /scale/],
+      [{ url: URL_A, format: "mp4", quality: 80 }, "invalid_request", /recording/],
+      [{ url: URL_A, pdf: { paper: "A4" } }, "invalid_request", /format "pdf"/],
+      [{ url: URL_A, format: "pdf", pdf: { paper: "A5" } }, "unsupported_value", /Letter/],
+      [{ url: URL_A, format: "pdf", pdf: { margin: "1em" } }, "invalid_request", /mm/],
+      [{ url: URL_A, format: "pdf", pdf: { margin: "3in" } }, "invalid_request", /192 px/],
+      [{ url: URL_A, format: "pdf", pdf: { scale: 3 } }, "invalid_request", /scale/],
+      [{ url: URL_A, format: "pdf", pdf: { pageRanges: "1-2; rm" } }, "invalid_request", /1-3/],
+      [
+        { url: URL_A, format: "pdf", pdf: { onePage: true, pageRanges: "1" } },
+        "invalid_request",
+        /no pages to pick/,
+      ],
+      [{ url: URL_A, format: "gif", recording: { fps: 5 } }, "invalid_request", /fps/],
+      [{ url: URL_A, recording: { fps: 30 } }, "invalid_request", /mp4/],
+      [
+        { url: URL_A, format: "mp4", recording: { durationMs: 30000, fps: 60 } },
+        "invalid_request",
+        /at most 900 frames/,
+      ],
+      [
+        { url: URL_A, format: "webm", width: 1920, height: 1080, recording: { durationMs: 30000 } },
+        "invalid_request",
+        /width x height/,
+      ],
       [{ url: URL_A, quality: 80 }, "invalid_request", /jpeg.*webp/],
       [{ url: URL_A, format: "webp", quality: 0 }, "invalid_request", /quality/],
       [{ url: URL_A, format: "jpeg", transparent: true }, "invalid_request", /alpha/],
