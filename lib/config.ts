@@ -42,6 +42,8 @@ const ConfigSchema = z.object({
   RATE_LIMIT_PER_MINUTE: integer(1, 100_000).default(20),
   TRUST_PROXY_HOPS: integer(0, 32).default(0),
   CHROME_PATH: z.string().min(1).optional(),
+  // Recordings (mp4, webm, gif) are encoded by ffmpeg; without it they answer 503 naming it.
+  FFMPEG_PATH: z.string().min(1).default("ffmpeg"),
   BROWSER_WS_ENDPOINT: z.string().min(1).transform((v, ctx) => {
     const endpoints = v.split(",").map((s) => s.trim()).filter(Boolean);
     for (const [i, endpoint] of endpoints.entries()) {
