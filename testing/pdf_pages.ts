@@ -19,14 +19,15 @@ export function pdfRoutes(): Record<string, Route> {
       html(`${HEAD}<style>html { background: #3366cc; color: #fff; font: 16px sans-serif }
       </style></head><body><h1>Article</h1><p>${NON_ASCII_TEXT}</p>
       <p><a href="${LINK_URL}" style="color:#fff">Read the docs</a></p></body></html>`),
-    // Five pages on any paper: each section ends in a page break.
-    "/five": () =>
-      html(
-        `${HEAD}</head><body>${
-          [1, 2, 3, 4, 5].map((n) => `<section style="break-after:page">SECTION-${n}</section>`)
-            .join("")
-        }</body></html>`,
-      ),
+    // Five pages (or `?n=`) on any paper: each section ends in a page break.
+    "/five": (request) => {
+      const count = Number(new URL(request.url).searchParams.get("n") ?? 5);
+      const sections = Array.from(
+        { length: count },
+        (_, i) => `<section style="break-after:page">SECTION-${i + 1}</section>`,
+      );
+      return html(`${HEAD}</head><body>${sections.join("")}</body></html>`);
+    },
     // One block 10,000 px tall: its page count on paper follows the scale.
     "/block": () =>
       html(`${HEAD}</head><body style="margin:0"><div style="height:10000px"></div></body>`),

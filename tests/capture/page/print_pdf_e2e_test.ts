@@ -131,6 +131,12 @@ Deno.test("printPdf on real Chromium, read by poppler", async (t) => {
       assert.deepEqual(text.match(/SECTION-\d/g), ["SECTION-2", "SECTION-3"]);
     });
 
+    await t.step("120 pages: Skia's page tree nested in eights, counted at its root", async () => {
+      // printed() checks codecs/pdf_info.ts against pdfinfo; the first /Count in the file is 8.
+      const { pages } = await printed(browser, at("/five?n=120"));
+      assert.equal(pages, 120);
+    });
+
     await t.step("the dark colour scheme set on the page prints dark", async () => {
       const dark = await printed(browser, at("/"), {
         prepare: (page) =>
