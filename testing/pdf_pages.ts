@@ -49,11 +49,14 @@ export function pdfRoutes(): Record<string, Route> {
       html(`${HEAD}</head><body style="margin:0"><header style="height:100vh;background:#222;
         color:#fff">HERO-MARK</header><main style="height:2000px">REST-MARK
         <p style="margin:0;position:relative;top:1900px">BOTTOM-MARK</p></main></body></html>`),
+    // Forced breaks and the page's own paper and margins would split or squeeze one page.
     "/breaks": () =>
       html(
-        `${HEAD}</head><body>${
+        `${HEAD}<style>@page { size: A4; margin: 2cm } @page :first { margin-top: 5cm }</style>
+        </head><body>${
           [1, 2, 3].map((n) => `<h2 style="break-before:page">CHAPTER-${n}</h2>`).join("")
-        }</body></html>`,
+        }<div style="height:1500px;position:relative"><p style="position:absolute;bottom:0">
+        BOTTOM-MARK</p></div></body></html>`,
       ),
   };
 }

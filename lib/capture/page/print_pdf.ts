@@ -107,7 +107,7 @@ async function emulateMedia(page: Page, media: "screen" | "print"): Promise<void
 /**
  * The paper of a one-page PDF in CSS px: the viewport's width and the document's height (at most
  * the cap), both scaled, plus the margins. The page is made to lay out in print as it does on
- * screen first: its viewport-sized boxes pinned, its forced page breaks lifted.
+ * screen first: its viewport-sized boxes pinned, its forced page breaks and page margins lifted.
  */
 async function onePageSheet(
   page: Page,
@@ -115,7 +115,7 @@ async function onePageSheet(
 ): Promise<{ width: number; height: number; truncated: boolean }> {
   const { scale, margin } = layout;
   await pinViewportHeights(page);
-  await page.evaluate(`(${LIFT_PAGE_BREAKS})()`);
+  await page.evaluate(`(${ONE_PAGE_SHEET})(${margin})`);
   const viewportWidth = page.viewport()?.width ??
     await page.evaluate("document.documentElement.clientWidth") as number;
   const documentHeight = await page.evaluate(`(${DOCUMENT_HEIGHT})()`) as number;
@@ -138,12 +138,17 @@ const DOCUMENT_HEIGHT = `() => {
     root.getBoundingClientRect().bottom + scrollY));
 }`;
 
-// Runs in the page: lifts forced page breaks, so one page stays one. A constructed sheet, which
-// the page's Content-Security-Policy does not govern.
-const LIFT_PAGE_BREAKS = `() => {
+// Runs in the page: lifts forced page breaks, so one page stays one, and sets the paper's size
+// and margin to the requested ones: the page's own @page size or margins would shrink the
+// content area, and the document, laid out narrower and taller, would run off the page. A
+// constructed sheet, which the page's Content-Security-Policy does not govern.
+const ONE_PAGE_SHEET = `(margin) => {
   const sheet = new CSSStyleSheet();
   sheet.replaceSync("* { break-before: auto !important; break-after: auto !important;" +
-    " break-inside: auto !important; }");
+    " break-inside: auto !important; }" +
+    ["", ":first", ":left", ":right", ":blank"]
+      .map((pages) => " @page " + pages + " { size: auto !important; margin: " + margin +
+        "px !important; }").join(""));
   document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
 }`;
 

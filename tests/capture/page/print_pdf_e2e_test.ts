@@ -174,7 +174,7 @@ Deno.test("printPdf on real Chromium, read by poppler", async (t) => {
     });
 
     await t.step(
-      "onePage: a fractional height, a 100vh hero, forced breaks: one page",
+      "onePage: a fractional height, a 100vh hero, breaks and @page rules: one page",
       async () => {
         const fraction = await printed(browser, at("/fraction"), { pdf: { onePage: true } });
         assert.equal(fraction.pages, 1);
@@ -185,7 +185,11 @@ Deno.test("printPdf on real Chromium, read by poppler", async (t) => {
         assert.match(await pdfText(hero.bytes), /HERO-MARK[\s\S]*REST-MARK[\s\S]*BOTTOM-MARK/);
         const breaks = await printed(browser, at("/breaks"), { pdf: { onePage: true } });
         assert.equal(breaks.pages, 1);
-        assert.match(await pdfText(breaks.bytes), /CHAPTER-1[\s\S]*CHAPTER-2[\s\S]*CHAPTER-3/);
+        assert.match(
+          await pdfText(breaks.bytes),
+          /CHAPTER-1[\s\S]*CHAPTER-2[\s\S]*CHAPTER-3[\s\S]*BOTTOM-MARK/,
+        );
+        assertNear((await pdfInfo(breaks.bytes)).width, VIEWPORT.width * PT_PER_PX, "@page size");
       },
     );
 
