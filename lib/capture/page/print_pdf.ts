@@ -14,13 +14,14 @@ import { PageFailure } from "./page_failure.ts";
 /**
  * The tallest one-page PDF, in CSS px of paper (24,575 pt, 341 in): the full-page screenshot's
  * cap, so a one-page PDF holds what a full-page image does. Chromium itself fails to print a
- * page taller than 65,535 pt (87,380 px), and the page costs nothing per px (it is vector), so
- * the cap is about the document, not the printer.
+ * page taller than 65,535 pt (87,380 px: "Printing failed"), and a taller vector page costs
+ * next to nothing more (50,000 px of it printed in about 0.1 s), so the cap is about the
+ * document, not the printer.
  */
 export const ONE_PAGE_MAX_PX = MAX_CAPTURE_SIDE;
 
 // The viewport is made this much taller for a moment to find what is sized by it (see
-// PIN_VIEWPORT_HEIGHTS); any change shows, the amount only has to be more than rounding.
+// pinViewportHeights); any change shows, the amount only has to be more than rounding.
 const PROBE_EXTRA_PX = 200;
 
 export interface PrintRequest {

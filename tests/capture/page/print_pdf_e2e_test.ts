@@ -2,8 +2,9 @@
  * The PDF producer (page/print_pdf.ts) on real Chromium with pages served on loopback, judged by
  * poppler's pdfinfo, pdftotext and pdftoppm and by the service's own reader (codecs/pdf_info.ts):
  * paper, orientation, margin, scale, page ranges, backgrounds, text, links, the colour scheme,
- * the media type, one-page PDFs (exactly one page, as tall as the document, cut at the cap) and
- * the timeout of a page that never yields.
+ * the media type, one-page PDFs (exactly one page, as tall as the document, whatever its
+ * fractions, viewport units, page breaks and @page rules; cut at the cap) and the timeout of a
+ * page that never yields.
  */
 import assert from "node:assert/strict";
 import type { Browser, Page } from "puppeteer-core";
