@@ -8,6 +8,7 @@
 // origin (CSP connect-src 'self'). Type-checked against the DOM by `deno task check`.
 import { drawPostCard } from "./card.js";
 import { captureBody } from "./capture_form.js";
+import "./downloads.js";
 import { browserBarOf, framedPng, render, setSource, sourceName } from "./frame.js";
 import "./own_image.js";
 import { parsePostRef } from "./post.js";
