@@ -6,7 +6,9 @@ import { createHash } from "node:crypto";
 import type { EditorAssetUrls } from "./page.ts";
 import EDITOR_CSS from "./editor.css" with { type: "text" };
 import EDITOR_JS from "./editor.js" with { type: "text" };
+import CAPTURE_FORM_JS from "./capture_form.js" with { type: "text" };
 import CARD_JS from "./card.js" with { type: "text" };
+import DOWNLOADS_JS from "./downloads.js" with { type: "text" };
 import FRAME_JS from "./frame.js" with { type: "text" };
 import OWN_IMAGE_JS from "./own_image.js" with { type: "text" };
 import POST_JS from "./post.js" with { type: "text" };
@@ -24,7 +26,9 @@ export interface EditorAsset {
 /** The browser modules by file name; the first is the entry the page loads. */
 export const EDITOR_MODULES: Record<string, string> = {
   "editor.js": EDITOR_JS,
+  "capture_form.js": CAPTURE_FORM_JS,
   "card.js": CARD_JS,
+  "downloads.js": DOWNLOADS_JS,
   "frame.js": FRAME_JS,
   "own_image.js": OWN_IMAGE_JS,
   "post.js": POST_JS,

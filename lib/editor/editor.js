@@ -7,11 +7,13 @@
 // canvas, export or copy it. Plain ES modules, no build step; every request stays on this
 // origin (CSP connect-src 'self'). Type-checked against the DOM by `deno task check`.
 import { drawPostCard } from "./card.js";
+import { captureBody } from "./capture_form.js";
+import "./downloads.js";
 import { browserBarOf, framedPng, render, setSource, sourceName } from "./frame.js";
 import "./own_image.js";
 import { parsePostRef } from "./post.js";
 import { rememberSettings } from "./settings.js";
-import { byId, formatBytes, normaliseUrl } from "./shared.js";
+import { byId, formatBytes } from "./shared.js";
 import {
   ApiFailure,
   captureAllowed,
@@ -48,32 +50,6 @@ function base64ToBlob(base64, type) {
 }
 
 /**
- * The capture options that differ from the API's defaults: a plain capture stays the same
- * request, and so the same cache entry, as one from a page without these controls.
- * @param {FormData} form
- * @returns {Record<string, string | number | true>}
- */
-function captureOptions(form) {
-  const scale = Number(form.get("scale") ?? 1);
-  const device = String(form.get("device") ?? "");
-  const width = Number(form.get("width") || 0);
-  const height = Number(form.get("height") || 0);
-  const styles = String(form.get("styles") ?? "").trim();
-  return {
-    ...(device && { device }),
-    ...(width > 0 && { width }),
-    ...(height > 0 && { height }),
-    ...(form.get("fullPage") === "on" && { fullPage: true }),
-    ...(scale !== 1 && { scale }),
-    ...(form.get("hideCookieBanners") === "on" && { hideCookieBanners: true }),
-    ...(form.get("blockAds") === "on" && { blockAds: true }),
-    ...(form.get("hideAnnoyances") === "on" && { hideAnnoyances: true }),
-    ...(form.get("transparent") === "on" && { transparent: true }),
-    ...(styles && { styles }),
-  };
-}
-
-/**
  * The capture's pixels per CSS pixel: the chosen scale, else the named device's own ratio.
  * @param {Record<string, unknown>} options
  */
@@ -87,14 +63,7 @@ function pixelRatio(options) {
 
 els.captureForm.addEventListener("submit", (event) => {
   event.preventDefault();
-  const form = new FormData(els.captureForm);
-  const body = {
-    url: normaliseUrl(String(form.get("url"))),
-    deviceType: form.get("deviceType"),
-    colorScheme: form.get("colorScheme"),
-    forceRefresh: form.get("forceRefresh") === "on",
-    ...captureOptions(form),
-  };
+  const body = captureBody(new FormData(els.captureForm));
   const scale = pixelRatio(body);
   withProgress(`Capturing ${body.url}`, async (signal) => {
     const res = await request("/api/screenshot", {

@@ -14,6 +14,7 @@ import {
   MIN_HEIGHT,
   MIN_WIDTH,
 } from "../capture/request/options.ts";
+import { pageDownloads } from "./page_downloads.ts";
 
 // The choices are the API's own values, so the page offers exactly what the export accepts.
 const FORMAT_LABELS: Record<ExportFormat, string> = { png: "PNG", jpeg: "JPEG", webp: "WebP" };
@@ -178,6 +179,7 @@ export function editorPage({ assets, maxUploadBytes }: EditorPageOptions) {
                 ${checkbox("capture-refresh", "forceRefresh", "Refresh (skip the cached capture)")}
                 <button type="submit" id="capture-submit"
                   aria-keyshortcuts="Control+Enter Meta+Enter">Capture</button>
+                ${pageDownloads()}
               </form>
             </section>
             <section class="card" aria-labelledby="post-title">

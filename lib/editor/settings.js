@@ -3,8 +3,8 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 /// <reference lib="esnext" />
-// The last settings (device, colours, capture options, frame, format, preset) are remembered in
-// localStorage, so the next visit starts where this one left off.
+// The last settings (device, colours, capture options, the download's format, frame, format,
+// preset) are remembered in localStorage, so the next visit starts where this one left off.
 
 const KEY = "shotline.editor.settings";
 // Form field names; the URL, post and Refresh fields are left out on purpose (they are one-off).
@@ -21,6 +21,7 @@ const REMEMBERED = [
   "hideAnnoyances",
   "transparent",
   "styles",
+  "takeAs",
   "cardTheme",
   "background",
   "colorFrom",

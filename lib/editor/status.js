@@ -188,7 +188,20 @@ function unexpected(error) {
 }
 
 /**
- * fetch() that turns any non-2xx answer into an ApiFailure carrying the envelope.
+ * The envelope's error and hint from its Markdown form, which the service answers to a request
+ * that prefers text/markdown (as a download of the page's Markdown does).
+ * @param {string} text
+ * @returns {Envelope}
+ */
+function markdownEnvelope(text) {
+  const match = /^# \d+ \S+\n\n([\s\S]+?)\n\n\*\*How to fix it:\*\* ([\s\S]*?)\n(\n|$)/.exec(text);
+  if (!match) throw new SyntaxError("not an error envelope");
+  return { error: match[1], hint: match[2] };
+}
+
+/**
+ * fetch() that turns any non-2xx answer into an ApiFailure carrying the envelope (JSON, or
+ * Markdown when the request preferred it).
  * @param {string} url
  * @param {RequestInit} [init]
  */
@@ -198,7 +211,8 @@ export async function request(url, init) {
   /** @type {Envelope} */
   let body = {};
   try {
-    body = await res.json();
+    const markdown = /^text\/markdown\b/.test(res.headers.get("Content-Type") ?? "");
+    body = markdown ? markdownEnvelope(await res.text()) : await res.json();
   } catch {
     body = { error: `The service answered HTTP ${res.status}.` };
   }

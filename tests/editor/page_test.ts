@@ -81,6 +81,57 @@ Deno.test("every control of the page has a label, and every id the script uses e
   }
 });
 
+Deno.test("the capture card offers the page as a PDF, a recording or its text, in the API's terms", async () => {
+  const t = await createTestApp();
+  try {
+    const { html } = await editorHtml(t.app);
+    const form = html.slice(html.indexOf('<form id="capture-form">'), html.indexOf("</form>"));
+    assert.match(form, /<legend>Take the page as<\/legend>/);
+    assert.match(form, /<label for="take-format">Format<\/label>/);
+    assert.match(form, /<button type="button" id="take-download" class="secondary">Download</);
+    assert.match(form, /<p class="result" id="take-result" role="status"><\/p>/);
+    const choices = [...form.matchAll(/<option value="([^"]+)" ([^>]*)>([^<]+)<\/option>/g)]
+      .filter(([, , data]) => data.includes("data-accept"))
+      .map(([, value, data, label]) => [value, label, data.replace(/\s+/g, " ").trim()]);
+    assert.deepEqual(choices, [
+      [
+        "pdf-page",
+        "PDF (one page)",
+        'data-format="pdf" data-kind="pdf" data-accept="application/pdf" data-ext="pdf" ' +
+        'data-one-page="true"',
+      ],
+      [
+        "pdf-a4",
+        "PDF (A4 pages)",
+        'data-format="pdf" data-kind="pdf" data-accept="application/pdf" data-ext="pdf"',
+      ],
+      [
+        "mp4",
+        "MP4 video",
+        'data-format="mp4" data-kind="video" data-accept="video/mp4" data-ext="mp4"',
+      ],
+      [
+        "webm",
+        "WebM video",
+        'data-format="webm" data-kind="video" data-accept="video/webm" data-ext="webm"',
+      ],
+      ["gif", "GIF", 'data-format="gif" data-kind="video" data-accept="image/gif" data-ext="gif"'],
+      [
+        "markdown",
+        "Markdown",
+        'data-format="markdown" data-kind="text" data-accept="text/markdown" data-ext="md"',
+      ],
+      [
+        "html",
+        "HTML",
+        'data-format="html" data-kind="text" data-accept="text/html" data-ext="html"',
+      ],
+    ]);
+  } finally {
+    await t.close();
+  }
+});
+
 Deno.test("the modules and stylesheet are served at content-hashed URLs, cached immutably", async () => {
   const t = await createTestApp();
   try {

@@ -39,6 +39,8 @@ const CONTROLS = [
   "deviceType-desktop",
   "capture-refresh",
   "capture-submit",
+  "take-format",
+  "take-download",
   "post-ref",
   "post-submit",
   "background",
