@@ -33,14 +33,15 @@ export const ARTICLE_PAGE = `<!doctype html><html lang="en"><head>${HEAD}
 never soaked, since standing water rots the roots within a couple of weeks.</p>
 <p>Most household ferns come from forest floors, where the canopy filters the sun and the air
 stays damp all year; a bathroom window or a north-facing room comes closest to that at home.</p>
-<h2>What you need</h2>
+<h2 id="need">What you need<a class="headerlink" href="#need">¶</a></h2>
 <ul><li>A pot with drainage holes</li><li>Peat-free compost</li><li>A spray bottle</li></ul>
 <h2>Species compared</h2>
 <table><thead><tr><th>Species</th><th>Light</th><th>Water</th></tr></thead>
 <tbody><tr><td>Boston fern</td><td>Bright, indirect</td><td>Twice a week</td></tr>
 <tr><td>Maidenhair</td><td>Shade</td><td>Keep moist</td></tr></tbody></table>
 <h2>Checking the humidity</h2>
-<p>A small script can log the readings of a sensor every hour so that you see the trend:</p>
+<p>A small script can log the readings of a sensor, a &lt;number&gt; every hour, so that you
+see the trend:</p>
 <pre><code class="language-python">for hour in range(24):
     print(read_sensor())</code></pre>
 <p><img src="/img/fern.png" alt="A Boston fern"> Old fronds can be cut at the base.</p>
@@ -74,7 +75,7 @@ Most household ferns come from forest floors, where the canopy filters the sun a
 
 ## Checking the humidity
 
-A small script can log the readings of a sensor every hour so that you see the trend:
+A small script can log the readings of a sensor, a \\<number> every hour, so that you see the trend:
 
 \`\`\`python
 for hour in range(24):

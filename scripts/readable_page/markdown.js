@@ -15,7 +15,8 @@ export function markdownOf(document) {
   const clone = document.cloneNode(true);
   leaveOutNonContent(document, clone);
   absolutize(clone, base);
-  const found = article(clone) ?? fallback(clone);
+  const whole = fallback(clone);
+  const found = article(clone, clean(whole.content.textContent ?? "").length) ?? whole;
   const body = converter().turndown(found.content).trim();
   const title = clean(found.title);
   const first = found.content.querySelector("h1, h2, h3, h4, h5, h6");
@@ -23,15 +24,20 @@ export function markdownOf(document) {
   return `${titled ? `# ${escapeLine(title)}\n\n` : ""}${body}\n`;
 }
 
-/** Readability's article, when the page reads like one (its own quick test) and it finds one. */
-function article(clone) {
-  if (!isProbablyReaderable(clone)) return null;
+// A page that fails Readability's quick test for an article is still read as one when the article
+// Readability finds holds at least this share of the page's text: the rest is chrome around it.
+const MOSTLY_ARTICLE = 0.5;
+
+/** Readability's article, when the page reads like one or the article is most of the page. */
+function article(clone, pageLength) {
+  const readerable = isProbablyReaderable(clone);
   // Readability changes the document it reads: it gets a copy, the fallback keeps the clone.
   const parsed = new Readability(clone.cloneNode(true), {
     keepClasses: true, // a code block's class names its language
     serializer: (element) => element,
   }).parse();
-  if (!parsed?.content || !clean(parsed.content.textContent ?? "")) return null;
+  const length = parsed?.content ? clean(parsed.content.textContent ?? "").length : 0;
+  if (!length || (!readerable && length < pageLength * MOSTLY_ARTICLE)) return null;
   return { content: parsed.content, title: parsed.title || clone.title };
 }
 
@@ -42,8 +48,14 @@ function fallback(clone) {
   return { content: main ?? clone.body ?? clone.documentElement, title: clone.title };
 }
 
-/** Links and image sources resolved against the page's base; script links become their text. */
+/**
+ * Links and image sources resolved against the page's base; script links become their text; a
+ * heading's permalink (a link to its own fragment with no words: #, ¶, an icon) is dropped.
+ */
 function absolutize(clone, base) {
+  for (const link of clone.querySelectorAll(":is(h1, h2, h3, h4, h5, h6) a[href^='#']")) {
+    if (!/[\p{L}\p{N}]/u.test(link.textContent ?? "")) link.remove();
+  }
   for (const link of clone.querySelectorAll("a[href]")) {
     const href = link.getAttribute("href").trim();
     if (/^javascript:/i.test(href)) link.replaceWith(...link.childNodes);
@@ -78,6 +90,9 @@ function converter() {
     hr: "---",
   });
   service.use([tables, strikethrough, taskListItems]);
+  // Text such as "<string>" would read as a tag, and vanish, where the Markdown is rendered.
+  const escape = service.escape.bind(service);
+  service.escape = (text) => escape(text).replace(/<(?=[A-Za-z/!?])/g, "\\<");
   // Checked before the plugin's table rule: a table whose cells hold block content (lists,
   // headings) has no GFM form, so it stays HTML, without the plugin's editor-specific wrapper.
   service.addRule("blockTable", {
