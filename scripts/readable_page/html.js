@@ -30,8 +30,10 @@ export function htmlOf(document) {
     }
   }
   addBase(document, clone);
-  // A page in quirks mode keeps it: a doctype would change how the file lays out.
-  const doctype = document.compatMode === "CSS1Compat" ? "<!DOCTYPE html>\n" : "";
+  // An HTML page in quirks mode keeps it (a doctype would change how the file lays out), and an
+  // XML document (SVG, XHTML) is no HTML page.
+  const standards = document.contentType === "text/html" && document.compatMode === "CSS1Compat";
+  const doctype = standards ? "<!DOCTYPE html>\n" : "";
   return doctype + root.outerHTML;
 }
 

@@ -60,7 +60,9 @@ export function leaveOutNonContent(live, clone) {
     if (speaksOfConsent(element)) dropped.push(element);
   }
   dropped.push(...styleJudged(live, clone));
-  for (const element of dropped) element.remove();
+  // The root stays, whatever it is (an SVG document's root is an svg element).
+  const roots = [clone.documentElement, clone.body];
+  for (const element of dropped) if (!roots.includes(element)) element.remove();
 }
 
 /** Clone elements whose live twin is not displayed, or is a fixed overlay about consent. */

@@ -30,7 +30,8 @@ const LANDING = `<!doctype html><html><head>${HEAD}
 const SCRIPTED = `<!doctype html><html><head>${HEAD}</head><body><main id="app"></main>
 <script>addEventListener("load", () => {
   document.getElementById("app").innerHTML =
-    "<h1>Written later</h1><p id='done' onclick='alert(1)'>Scripts wrote this paragraph.</p>";
+    "<h1>Written later</h1><p id='done' onclick='alert(1)'>Scripts wrote this " +
+    "<a href=' javascript:alert(2)'>paragraph</a>.</p>";
 });</script></body></html>`;
 
 const UNICODE = `<!doctype html><html lang="ja"><head>${HEAD.replace("Acme widgets", "Über Farne")}
@@ -51,6 +52,9 @@ const BIG = `<!doctype html><html><head>${HEAD}</head><body><p id="big"></p><scr
 document.getElementById("big").textContent = "€".repeat(2_000_000);
 </script></body></html>`;
 
+const TEXT = { "content-type": "text/plain; charset=utf-8" };
+const SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"><text>Dot</text></svg>`;
+
 interface Fixture {
   pages: PageServer;
   browser: Browser;
@@ -65,6 +69,8 @@ async function withFixture(test: (fixture: Fixture) => Promise<void>): Promise<v
     "/unicode": () => html(UNICODE),
     "/tampering": () => html(ARTICLE_PAGE.replace("</head>", `${TAMPERING}</head>`)),
     "/big": () => html(BIG),
+    "/notes.txt": () => new Response("plain *notes*\nline two", { headers: TEXT }),
+    "/dot.svg": () => new Response(SVG, { headers: { "content-type": "image/svg+xml" } }),
   });
   const browser = await launchChromium();
   try {
@@ -119,13 +125,26 @@ Deno.test("markdown and html hold what a script wrote after load, and non-ASCII 
     const page = await readContent(scripted, "html", READ_MS);
     assert.ok(page.text.startsWith("<!DOCTYPE html>\n<html><head>"), page.text.slice(0, 80));
     assert.ok(page.text.includes(`<base href="${pages.origin}/scripted">`));
-    assert.ok(page.text.includes(`<p id="done">Scripts wrote this paragraph.</p>`));
-    assert.ok(!/<script/i.test(page.text));
-    assert.ok(!page.text.includes("onclick"));
+    // Nothing in it runs: no script, no handler, no javascript: link.
+    assert.ok(page.text.includes(`<p id="done">Scripts wrote this <a>paragraph</a>.</p>`));
+    assert.ok(!/<script|onclick|javascript:/i.test(page.text));
 
     const unicode = await open("/unicode");
     const { text } = await readContent(unicode, "markdown", READ_MS);
     assert.equal(text, "# Über Farne\n\nシダは湿気を好みます 🌿, naïve café crème.\n");
+  });
+});
+
+Deno.test("documents that are no HTML page: plain text as a code block, SVG without a doctype", async () => {
+  await withFixture(async ({ open }) => {
+    const text = await open("/notes.txt");
+    assert.equal(
+      (await readContent(text, "markdown", READ_MS)).text,
+      "```\nplain *notes*\nline two\n```\n",
+    );
+    const svg = await open("/dot.svg");
+    assert.equal((await readContent(svg, "markdown", READ_MS)).text, "Dot\n");
+    assert.equal((await readContent(svg, "html", READ_MS)).text, SVG);
   });
 });
 
