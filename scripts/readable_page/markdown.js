@@ -30,12 +30,17 @@ const MOSTLY_ARTICLE = 0.5;
 
 /** Readability's article, when the page reads like one or the article is most of the page. */
 function article(clone, pageLength) {
-  const readerable = isProbablyReaderable(clone);
-  // Readability changes the document it reads: it gets a copy, the fallback keeps the clone.
-  const parsed = new Readability(clone.cloneNode(true), {
-    keepClasses: true, // a code block's class names its language
-    serializer: (element) => element,
-  }).parse();
+  let readerable, parsed;
+  try {
+    readerable = isProbablyReaderable(clone);
+    // Readability changes the document it reads: it gets a copy, the fallback keeps the clone.
+    parsed = new Readability(clone.cloneNode(true), {
+      keepClasses: true, // a code block's class names its language
+      serializer: (element) => element,
+    }).parse();
+  } catch {
+    return null; // a document Readability cannot walk is read whole
+  }
   const length = parsed?.content ? clean(parsed.content.textContent ?? "").length : 0;
   if (!length || (!readerable && length < pageLength * MOSTLY_ARTICLE)) return null;
   return { content: parsed.content, title: parsed.title || clone.title };
