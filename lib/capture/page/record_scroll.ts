@@ -25,7 +25,7 @@ export interface RecordingRequest {
   encoder: VideoEncoder;
   /** performance.now() after which the recording is given up (PageFailure recording_timeout). */
   budgetEnd: number;
-  /** The longest side a frame may have, in device px; larger frames are scaled down to it. */
+  /** The longest side a frame may have, in device px; a larger one is a RangeError. */
   maxSide?: number;
 }
 
@@ -98,12 +98,20 @@ export async function recordScroll(page: Page, request: RecordingRequest): Promi
     const plan = planScroll(recording, { distance: planned, screen: viewport.height });
     const side = (css: number) => Math.round(css * request.scale);
     const maxSide = request.maxSide ?? Infinity;
-    await cdp.send("Page.startScreencast", {
-      format: "jpeg",
-      quality: FRAME_QUALITY,
-      everyNthFrame: 1,
-      ...(Number.isFinite(maxSide) ? { maxWidth: maxSide, maxHeight: maxSide } : {}),
-    });
+    if (Math.max(side(viewport.width), side(viewport.height)) > maxSide) {
+      // The request's limits refuse such a viewport before any page is loaded.
+      throw new RangeError(`a frame side exceeds ${maxSide} device px`);
+    }
+    // The screencast draws frames in CSS px whatever the device pixel ratio: at another scale
+    // every frame is a screenshot (slower, but at the capture's resolution).
+    const fromScreencast = request.scale === 1;
+    if (fromScreencast) {
+      await cdp.send("Page.startScreencast", {
+        format: "jpeg",
+        quality: FRAME_QUALITY,
+        everyNthFrame: 1,
+      });
+    }
     let last: { y: number; frame: Uint8Array } | null = null;
     let distance = planned;
     let pageTimeOwed = 0;
@@ -131,20 +139,19 @@ export async function recordScroll(page: Page, request: RecordingRequest): Promi
       // from the screencast, or a shot when none arrives.
       let frame: Uint8Array;
       if (last && at === last.y) frame = last.frame;
-      else if (!last) frame = await shotAt(cdp);
-      else frame = await screencast.frameAt(at, since) ?? await shotAt(cdp);
+      else if (!last || !fromScreencast) frame = await shotAt(page);
+      else frame = await screencast.frameAt(at, since) ?? await shotAt(page);
       await encoder.write(frame);
       last = { y: at, frame };
     }
     const bytes = await encoder.finish();
     const evenSide = (px: number) => request.format === "gif" ? px : px - (px % 2);
-    const fit = Math.min(1, maxSide / Math.max(side(viewport.width), side(viewport.height)));
     return {
       bytes,
       frames: plan.length,
       durationMs: Math.round(plan.length * frameMs),
-      width: evenSide(Math.round(side(viewport.width) * fit)),
-      height: evenSide(Math.round(side(viewport.height) * fit)),
+      width: evenSide(side(viewport.width)),
+      height: evenSide(side(viewport.height)),
     };
   } catch (error) {
     encoder.abort();
@@ -186,19 +193,14 @@ async function runPageTime(cdp: CDPSession, ms: number): Promise<void> {
   }
 }
 
-/** The viewport shot directly, when no screencast frame came. */
-async function shotAt(cdp: CDPSession): Promise<Uint8Array> {
+/** The viewport shot directly (at the page's device pixel ratio, which puppeteer applies). */
+async function shotAt(page: Page): Promise<Uint8Array> {
   const shot = await withTimeout(
-    cdp.send("Page.captureScreenshot", {
-      format: "jpeg",
-      quality: FRAME_QUALITY,
-      optimizeForSpeed: true,
-      captureBeyondViewport: false,
-    }),
+    page.screenshot({ type: "jpeg", quality: FRAME_QUALITY, optimizeForSpeed: true }),
     FRAME_WAIT_MS * 4,
     () => new PageFailure({ kind: "no_paint" }),
   );
-  return Uint8Array.from(atob(shot.data), (c) => c.charCodeAt(0));
+  return new Uint8Array(shot);
 }
 
 interface Screencast {
