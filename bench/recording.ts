@@ -76,7 +76,11 @@ async function recordOnce(format: VideoFormat) {
     await page.setViewport({ width: 1280, height: 720 });
     await page.goto(url, { waitUntil: "load" });
     const loadedMs = performance.now() - started;
-    const lookup = await encoders.encoderFor(format, { fps: recording.fps });
+    const lookup = await encoders.encoderFor(format, {
+      fps: recording.fps,
+      width: 1280,
+      height: 720,
+    });
     if (!("encoder" in lookup)) throw new Error(`missing ${lookup.missing}`);
     const frames: Uint8Array[] = [];
     const recorded = await recordScroll(page, {

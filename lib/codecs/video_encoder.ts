@@ -26,8 +26,14 @@ export type EncoderLookup = { encoder: VideoEncoder } | { missing: "ffmpeg" | Vi
 export interface VideoEncoders {
   /** What `format` lacks here (null when it can be encoded); probes ffmpeg once. */
   missing(format: VideoFormat): Promise<"ffmpeg" | VideoCodec | null>;
-  /** Starts an encoder for one recording of `fps` frames a second. */
-  encoderFor(format: VideoFormat, options: { fps: number }): Promise<EncoderLookup>;
+  /**
+   * Starts an encoder for one recording of `fps` frames a second; the frame size in device px,
+   * when known, sets VP9's bitrate cap.
+   */
+  encoderFor(
+    format: VideoFormat,
+    options: { fps: number; width?: number; height?: number },
+  ): Promise<EncoderLookup>;
 }
 
 /** ffmpeg failed to encode; `stderr` is the end of what it said (for the logs, never the client). */
@@ -45,14 +51,18 @@ export const CODEC_OF: Record<VideoFormat, VideoCodec> = {
   gif: "gif",
 };
 
-// Settings measured on 2 cores (bench/recording.ts): veryfast encodes a 1280x720 frame well
-// ahead of Chromium shooting the next one, at a size near medium's; realtime VP9 at cpu-used 8
-// is the only VP9 setting that keeps up; two threads each, as the machine has two cores.
-const X264 = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p"];
-const VP9 = [
-  ...["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-row-mt", "1"],
-  ...["-crf", "36", "-b:v", "0", "-pix_fmt", "yuv420p"],
-];
+// Settings measured on 2 cores (bench/recording.ts, 180 frames of 1280x720 on a loaded machine):
+// x264 faster took 12 ms a frame (veryfast 9, medium 16) and made the smallest file of the three;
+// any of them keeps well ahead of Chromium shooting the next frame. VP9 only keeps up at realtime
+// speed (cpu-used 8: 14 ms a frame; "good" took 39), where constant quality alone is ignored
+// (3.4 MB for 6 s): constrained quality with a bitrate cap of 0.072 bits per pixel (2 Mbit/s at
+// 720p30) gave 1.0 MB. Two threads each, as the machine has two cores.
+const X264 = ["-c:v", "libx264", "-preset", "faster", "-crf", "23", "-pix_fmt", "yuv420p"];
+const VP9 = ["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-row-mt", "1"];
+const VP9_QUALITY = 36;
+const VP9_BITS_PER_PIXEL = 0.072;
+// The cap when the frame size is not known: 720p at 30 fps.
+const VP9_DEFAULT_CAP = 2_000_000;
 // yuv420p halves the chroma planes: both sides must be even (an odd one loses its last px).
 const EVEN = "crop=trunc(iw/2)*2:trunc(ih/2)*2";
 // Bayer dithering keeps the still parts of successive frames identical, which GIF stores once
@@ -72,7 +82,7 @@ export function createVideoEncoders(options: { ffmpegPath: string }): VideoEncod
   }
   return {
     missing,
-    async encoderFor(format, { fps }) {
+    async encoderFor(format, { fps, width, height }) {
       const absent = await missing(format);
       if (absent) return { missing: absent };
       const dir = await Deno.makeTempDir({ prefix: "shotline-recording-" });
@@ -85,13 +95,23 @@ export function createVideoEncoders(options: { ffmpegPath: string }): VideoEncod
             args: [
               ...input,
               ...["-i", "pipe:0", "-vf", EVEN, "-threads", "2"],
-              ...(format === "mp4" ? [...X264, "-movflags", "+faststart"] : VP9),
+              ...(format === "mp4"
+                ? [...X264, "-movflags", "+faststart"]
+                : [...VP9, ...vp9Quality(fps, width, height)]),
             ],
             file: `${dir}/recording.${format}`,
           }),
       };
     },
   };
+}
+
+/** VP9's constrained quality: the quality asked for, and the bitrate it may not pass. */
+function vp9Quality(fps: number, width?: number, height?: number): string[] {
+  const cap = width && height
+    ? Math.round(width * height * fps * VP9_BITS_PER_PIXEL)
+    : VP9_DEFAULT_CAP;
+  return ["-crf", String(VP9_QUALITY), "-b:v", String(cap), "-pix_fmt", "yuv420p"];
 }
 
 /**
