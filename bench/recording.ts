@@ -17,6 +17,7 @@ import {
   type VideoFormat,
 } from "../lib/capture/request/output.ts";
 import { distinctFrameTimes, probeVideo } from "../testing/video_files.ts";
+import { planScroll } from "../lib/capture/page/recording_plan.ts";
 import { loadAverage, median } from "./support/measure.ts";
 
 const option = (name: string) =>
@@ -90,7 +91,7 @@ async function recordOnce(format: VideoFormat) {
       encoder: keeping(lookup.encoder, frames),
       budgetEnd: performance.now() + 120_000,
     });
-    return { ms: performance.now() - started, loadedMs, recorded, frames, fps: recording.fps };
+    return { ms: performance.now() - started, loadedMs, recorded, frames, recording };
   } finally {
     await page.close();
   }
@@ -133,6 +134,29 @@ async function referenceSize(format: VideoFormat, frames: Uint8Array[], fps: num
   }
 }
 
+/**
+ * The longest run of a frame fed again (the same bytes) where the plan moves the page: a stall.
+ * The planned holds at both ends are left out.
+ */
+function longestStall(
+  frames: Uint8Array[],
+  recording: ReturnType<typeof resolvedRecording>,
+): number {
+  const plan = planScroll(recording, { distance: HEIGHT - 720, screen: 720 });
+  let longest = 0;
+  let run = 0;
+  for (let i = 1; i < frames.length; i++) {
+    const moving = plan[i] !== plan[i - 1];
+    run = moving && sameBytes(frames[i], frames[i - 1]) ? run + 1 : 0;
+    longest = Math.max(longest, run);
+  }
+  return longest;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a === b || (a.length === b.length && a.every((v, i) => v === b[i]));
+}
+
 function concat(parts: Uint8Array[]): Uint8Array {
   const all = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
   let at = 0;
@@ -144,10 +168,10 @@ const kb = (bytes: number) => `${Math.round(bytes / 1024)} KB`;
 console.log(`date: ${new Date().toISOString()}; load before: ${loadAverage()}; rounds ${ROUNDS}`);
 console.log(`page 1280x${HEIGHT}, viewport 1280x720, ${DURATION} ms, scroll ${SCROLL}\n`);
 console.log(
-  "| format | fps | frames | end to end (median) | of which load | x duration | largest gap " +
-    "between distinct frames | size | reference encode | size / reference |",
+  "| format | fps | frames | end to end (median) | of which load | x duration | repeated " +
+    "frames while moving | largest gap between distinct output frames (mpdecimate) | size | reference encode | size / reference |",
 );
-console.log("|---|---|---|---|---|---|---|---|---|---|");
+console.log("|---|---|---|---|---|---|---|---|---|---|---|");
 await recordOnce("mp4"); // warm-up: the browser's first page and ffmpeg's first run
 for (const format of ["mp4", "webm", "gif"] as const) {
   const runs = [];
@@ -157,12 +181,13 @@ for (const format of ["mp4", "webm", "gif"] as const) {
   const times = await distinctFrameTimes(last.recorded.bytes);
   let gap = 0;
   for (let i = 1; i < times.length; i++) gap = Math.max(gap, times[i] - times[i - 1]);
-  const reference = await referenceSize(format, last.frames, last.fps);
+  const reference = await referenceSize(format, last.frames, last.recording.fps);
+  const stall = longestStall(last.frames, last.recording);
   const ms = median(runs.map((r) => r.ms));
   console.log(
-    `| ${format} | ${last.fps} | ${facts.frames} | ${(ms / 1000).toFixed(1)} s | ` +
+    `| ${format} | ${last.recording.fps} | ${facts.frames} | ${(ms / 1000).toFixed(1)} s | ` +
       `${(median(runs.map((r) => r.loadedMs)) / 1000).toFixed(1)} s | ` +
-      `${(ms / DURATION).toFixed(1)}x | ${Math.round(gap * 1000)} ms ` +
+      `${(ms / DURATION).toFixed(1)}x | ${stall} | ${Math.round(gap * 1000)} ms ` +
       `(${times.length} distinct) | ${kb(last.recorded.bytes.length)} | ${kb(reference)} | ` +
       `${(last.recorded.bytes.length / reference).toFixed(2)} |`,
   );
