@@ -6,6 +6,7 @@
  * a GIF with ffmpeg's default dithering). Printed as Markdown (bench/README.md).
  *
  *   deno run -A bench/recording.ts [--rounds=3] [--duration=6000] [--fps=30] [--scroll=smooth]
+ *     [--formats=mp4,webm,gif]
  */
 import type { Page } from "puppeteer-core";
 import { launchChromium } from "../testing/editor_browser.ts";
@@ -26,6 +27,7 @@ const ROUNDS = Number(option("rounds") ?? 3);
 const DURATION = Number(option("duration") ?? 6000);
 const FPS = option("fps") ? Number(option("fps")) : undefined;
 const SCROLL = (option("scroll") ?? "smooth") as RecordingScroll;
+const FORMATS = (option("formats") ?? "mp4,webm,gif").split(",") as VideoFormat[];
 const HEIGHT = 10_000;
 
 function tallPage(): string {
@@ -173,7 +175,7 @@ console.log(
 );
 console.log("|---|---|---|---|---|---|---|---|---|---|---|");
 await recordOnce("mp4"); // warm-up: the browser's first page and ffmpeg's first run
-for (const format of ["mp4", "webm", "gif"] as const) {
+for (const format of FORMATS) {
   const runs = [];
   for (let round = 0; round < ROUNDS; round++) runs.push(await recordOnce(format));
   const last = runs[runs.length - 1];

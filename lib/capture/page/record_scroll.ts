@@ -68,12 +68,18 @@ export function recordingBudgetMs(recording: Required<RecordingOptions>): number
 }
 
 // Runs in the page: scrolls the document to `y` at once (the page's smooth scrolling ignored)
-// and returns where it landed and how tall the document now is. It returns a value on purpose:
-// an evaluation of a bare scrollTo under paused virtual time did not answer here.
+// and returns where it landed, how tall the document now is, and how many images in view are
+// still loading. It returns a value on purpose: an evaluation of a bare scrollTo under paused
+// virtual time did not answer here.
 const SCROLL_SCRIPT = `(y) => {
   scrollTo({ top: y, left: 0, behavior: "instant" });
+  const loading = [...document.images].filter((img) => {
+    if (img.complete) return false;
+    const r = img.getBoundingClientRect();
+    return r.bottom > 0 && r.top < innerHeight && r.right > 0 && r.left < innerWidth;
+  }).length;
   return [Math.round(scrollY), Math.max(document.documentElement.scrollHeight,
-    document.body ? document.body.scrollHeight : 0)];
+    document.body ? document.body.scrollHeight : 0), loading];
 }`;
 
 // Runs in the page: resolves once the images in view are loaded and decoded (the caller bounds
@@ -115,6 +121,13 @@ export async function recordScroll(page: Page, request: RecordingRequest): Promi
     let last: { y: number; frame: Uint8Array } | null = null;
     let distance = planned;
     let pageTimeOwed = 0;
+    // The frame before is handed to ffmpeg while the next one is drawn.
+    let writing = Promise.resolve();
+    const write = async (frame: Uint8Array) => {
+      await writing;
+      writing = encoder.write(frame);
+      writing.catch(() => {}); // awaited before the next write or the finish
+    };
     for (const planY of plan) {
       if (performance.now() > request.budgetEnd) {
         throw new PageFailure({ kind: "recording_timeout" });
@@ -124,26 +137,29 @@ export async function recordScroll(page: Page, request: RecordingRequest): Promi
       const y = planned > 0 ? Math.round(planY * distance / planned) : 0;
       pageTimeOwed += frameMs;
       if (last && y === last.y) {
-        await encoder.write(last.frame);
+        await write(last.frame);
         continue;
       }
       const since = screencast.mark();
-      const [at, nowHeight] = await scrollTo(page, y);
+      const [at, nowHeight, loading] = await scrollTo(page, y);
       distance = Math.max(0, nowHeight - viewport.height);
-      // Page time runs after the scroll, so observers and scroll handlers see the new position;
-      // never beside a screenshot (the two together stalled Chromium here).
-      if (last) await runPageTime(cdp, pageTimeOwed);
+      if (loading > 0) await imagesInView(page);
+      // Page time runs after the scroll, so observers and scroll handlers see the new position,
+      // while the compositor draws it; never beside a screenshot (the two together stalled
+      // Chromium here).
+      const ticked = last ? runPageTime(cdp, pageTimeOwed) : Promise.resolve();
       pageTimeOwed = 0;
-      await imagesInView(page);
       // The first frame is a screenshot of the top, like a viewport capture's; the others come
       // from the screencast, or a shot when none arrives.
-      let frame: Uint8Array;
+      let frame: Uint8Array | null = null;
       if (last && at === last.y) frame = last.frame;
-      else if (!last || !fromScreencast) frame = await shotAt(page);
-      else frame = await screencast.frameAt(at, since) ?? await shotAt(page);
-      await encoder.write(frame);
+      else if (last && fromScreencast) frame = await screencast.frameAt(at, since);
+      await ticked;
+      frame ??= await shotAt(page);
+      await write(frame);
       last = { y: at, frame };
     }
+    await writing;
     const bytes = await encoder.finish();
     const evenSide = (px: number) => request.format === "gif" ? px : px - (px % 2);
     return {
@@ -163,8 +179,8 @@ export async function recordScroll(page: Page, request: RecordingRequest): Promi
   }
 }
 
-async function scrollTo(page: Page, y: number): Promise<[number, number]> {
-  return await page.evaluate(`(${SCROLL_SCRIPT})(${y})`) as [number, number];
+async function scrollTo(page: Page, y: number): Promise<[number, number, number]> {
+  return await page.evaluate(`(${SCROLL_SCRIPT})(${y})`) as [number, number, number];
 }
 
 /** Images in view loaded and decoded, bounded; a best attempt. */
