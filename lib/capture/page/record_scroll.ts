@@ -6,7 +6,8 @@
  * Each frame goes to the encoder as it is taken, at time i/fps whatever the shot cost: frames
  * are evenly spaced by construction. Page time runs one frame interval per frame (virtual time),
  * so the page's timers, observers and lazy loaders move with the recording, not with the wall
- * clock. Held frames repeat the last one without asking the browser again.
+ * clock. Held frames repeat the last one without asking the browser again. At a device pixel
+ * ratio other than 1 every frame is a screenshot instead (the screencast draws in CSS px).
  */
 import type { CDPSession, Page, Protocol } from "puppeteer-core";
 import { withTimeout } from "../../timeout.ts";
