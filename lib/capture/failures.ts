@@ -115,6 +115,11 @@ function pageFailureError(detail: PageFailureDetail): ApiError {
       return upstreamTimeout("The page did not paint in time.", {
         hint: "The target kept the browser busy (a script that never yields); try again later.",
       });
+    case "recording_timeout":
+      return upstreamTimeout("The recording did not finish in time.", {
+        hint: "Taking every frame of the recording outlasted the capture budget (a slow or busy " +
+          "page); try a shorter durationMs or a lower fps.",
+      });
     case "error_page":
       // What Chromium's net error for a failed load would say (the code is not known here).
       return netErrorFailure("ERR_FAILED", detail.url);
@@ -335,7 +340,7 @@ function classified(error: unknown, capture: FailedCapture): CaptureFailure {
 /** Whether the capture's own budget ran out (the page's load, an awaited element, its paint). */
 function timedOut(error: unknown): boolean {
   if (error instanceof PageFailure) {
-    return error.detail.kind === "element_timeout" || error.detail.kind === "no_paint";
+    return ["element_timeout", "no_paint", "recording_timeout"].includes(error.detail.kind);
   }
   return !(error instanceof ApiError) && typedFailureError(error) === undefined &&
     isPuppeteerTimeout(error);

@@ -14,6 +14,8 @@ export type PageFailureDetail =
   | { kind: "error_page"; url: string }
   /** The page kept the main thread busy and never painted the shot. */
   | { kind: "no_paint" }
+  /** A recording's frames were not all taken within the capture budget (a recording is whole). */
+  | { kind: "recording_timeout" }
   /** clickSelector matched nothing visible (or nothing clickable in time) once the page was ready. */
   | { kind: "nothing_to_click"; selector: string }
   /** A script of `scripts` threw (or its promise rejected) in the page; `index` counts from 0. */
