@@ -1,5 +1,6 @@
 import { createApp } from "./app.ts";
 import { createAdFilters } from "./lib/capture/filter_lists.ts";
+import { createVideoEncoders } from "./lib/codecs/video_encoder.ts";
 import { createCaptureBackends } from "./lib/capture/backends.ts";
 import { createImageExporter } from "./lib/codecs/exporter.ts";
 import { ConfigError, parseConfig, readEnvironment } from "./lib/config.ts";
@@ -45,11 +46,13 @@ async function main() {
     fetch: globalThis.fetch,
   });
   void adFilters.start();
+  // Recordings (mp4, webm, gif) are encoded by ffmpeg, probed on first use; without it they 503.
+  const videoEncoders = createVideoEncoders({ ffmpegPath: config.FFMPEG_PATH });
   // Local Chromium first, BROWSER_WS_ENDPOINT behind it (or alone); started in the background,
   // and captures answer 503 while no backend can run.
   let capture;
   try {
-    capture = createCaptureBackends({ config, log, adFilters });
+    capture = createCaptureBackends({ config, log, adFilters, videoEncoders });
   } catch (error) {
     // EGRESS_PROXY_LISTEN cannot be bound: refuse to start rather than run remote captures open.
     console.error(error instanceof Error ? error.message : String(error));
@@ -66,6 +69,7 @@ async function main() {
     exporter,
     capture,
     adFilters,
+    videoEncoders,
   });
   const app = createApp(services);
 

@@ -2,13 +2,16 @@ import { createRoute, z } from "@hono/zod-openapi";
 import {
   checkDocumentNotBlocked,
   hasOptions,
+  outputKind,
   parseTargetUrl,
   planCapture,
   refusedBeforeWork,
   requireAnnoyances,
   requireEngine,
+  requireVideoEncoder,
   SCREENSHOT_BODY_LIMIT,
   targetLogFields,
+  type VideoFormat,
 } from "../lib/capture/mod.ts";
 import { ApiError, invalidRequest, invalidUrl } from "../lib/errors.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
@@ -155,7 +158,7 @@ export function createScreenshotRouter() {
   router.openapi(
     captureRoute,
     async (c) => {
-      const { config, screenshots, adFilters } = c.var.deps;
+      const { config, screenshots, adFilters, videoEncoders } = c.var.deps;
       const body = c.req.valid("json");
       const { url: sentUrl, html, ...fields } = body;
       // Before anything is rendered: an Accept the capture could not satisfy is the caller's.
@@ -176,6 +179,9 @@ export function createScreenshotRouter() {
         // Before the quota: a capture that cannot block ads would only waste the client's turn.
         if (body.blockAds) requireEngine(adFilters);
         if (body.hideAnnoyances) requireAnnoyances(adFilters);
+        if (outputKind(answer.format) === "video") {
+          await requireVideoEncoder(videoEncoders, answer.format as VideoFormat);
+        }
         // After validation, so refused requests do not use up the client's quota.
         charge = await enforceCaptureRateLimit(c);
         const job = {

@@ -1,5 +1,6 @@
 import { createApp } from "../app.ts";
 import { createAdFilters } from "../lib/capture/filter_lists.ts";
+import { createVideoEncoders } from "../lib/codecs/video_encoder.ts";
 import { createCaptureBackends } from "../lib/capture/backends.ts";
 import { type AppParts, assembleServices } from "../lib/services.ts";
 import { createWasmExporter } from "../lib/codecs/exporter.ts";
@@ -43,6 +44,8 @@ export async function createTestApp(options: TestAppOptions = {}) {
       })
       : undefined);
   if (!options.deps?.adFilters) await adFilters?.start();
+  const videoEncoders = options.deps?.videoEncoders ??
+    createVideoEncoders({ ffmpegPath: config.FFMPEG_PATH });
   const deps = assembleServices({
     config,
     store,
@@ -52,10 +55,12 @@ export async function createTestApp(options: TestAppOptions = {}) {
     upstreams: DEFAULT_UPSTREAMS,
     // Real Chromium behind the egress proxy (plus BROWSER_WS_ENDPOINT if the env sets it),
     // launched or connected only if a test captures; close() ends it.
-    capture: options.deps?.capture ?? createCaptureBackends({ config, log, adFilters }),
+    capture: options.deps?.capture ??
+      createCaptureBackends({ config, log, adFilters, videoEncoders }),
     // wasm path; its Workers start only if a test exports, and close() stops them.
     exporter: createWasmExporter(),
     adFilters,
+    videoEncoders,
     ...options.deps,
   });
   const app = createApp(deps);

@@ -5,6 +5,7 @@
  * on to the next backend: a page that times out, is refused or fails to load would do the same
  * in any browser, so that failure is final.
  */
+import type { VideoEncoders } from "../codecs/video_encoder.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { AdFilters } from "./filter_lists.ts";
@@ -44,6 +45,8 @@ export interface CaptureBackendsOptions {
   localChromiumFound?: () => boolean;
   /** The filter lists behind blockAds (ADBLOCK_LIST_URLS), shared by every backend. */
   adFilters?: AdFilters;
+  /** ffmpeg's encoders (FFMPEG_PATH), shared by every backend: recordings encode here. */
+  videoEncoders?: VideoEncoders;
 }
 
 // The fleet proxy's TCP connect budget, as the local proxy's: below the default capture timeout.
@@ -66,6 +69,7 @@ export function createCaptureBackends(options: CaptureBackendsOptions): Startabl
     resolver,
     log,
     adFilters: options.adFilters,
+    videoEncoders: options.videoEncoders,
   };
   const backends: StartableCapturer[] = [];
   // An explicit CHROME_PATH is always honoured (a wrong one shows as "down" in /healthz); with

@@ -120,6 +120,21 @@ function pageFailureError(detail: PageFailureDetail): ApiError {
         hint: "Taking every frame of the recording outlasted the capture budget (a slow or busy " +
           "page); try a shorter durationMs or a lower fps.",
       });
+    case "read_timeout":
+      return upstreamTimeout("The page's content could not be read in time.", {
+        hint: "The target kept the browser busy (a script that never yields), or its document " +
+          "is very large; try again later, or ask for an image.",
+      });
+    case "encoder_unavailable": {
+      const what = detail.missing === "ffmpeg" ? "ffmpeg" : `ffmpeg's ${detail.missing} encoder`;
+      return upstreamUnavailable(
+        `A ${detail.format} recording needs ${what}, which this server lacks.`,
+        {
+          hint: "Ask for an image, a PDF or Markdown instead. Operators: install ffmpeg (Debian: " +
+            "apt-get install ffmpeg) or point FFMPEG_PATH at one with the encoder.",
+        },
+      );
+    }
     case "error_page":
       // What Chromium's net error for a failed load would say (the code is not known here).
       return netErrorFailure("ERR_FAILED", detail.url);
@@ -172,11 +187,16 @@ export function typedFailureError(error: unknown): ApiError | undefined {
  * route calls directly (lib/capture/mod.ts) answer, so the route sees their log detail too.
  */
 export function answering<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+  const answer = (error: unknown) => {
+    throw typedFailureError(error) ?? error;
+  };
   return (...args: A) => {
     try {
-      return fn(...args);
+      const result = fn(...args);
+      // An async function's failure arrives as a rejection: mapped alike.
+      return (result instanceof Promise ? result.catch(answer) : result) as R;
     } catch (error) {
-      throw typedFailureError(error) ?? error;
+      return answer(error);
     }
   };
 }
@@ -340,7 +360,8 @@ function classified(error: unknown, capture: FailedCapture): CaptureFailure {
 /** Whether the capture's own budget ran out (the page's load, an awaited element, its paint). */
 function timedOut(error: unknown): boolean {
   if (error instanceof PageFailure) {
-    return ["element_timeout", "no_paint", "recording_timeout"].includes(error.detail.kind);
+    return ["element_timeout", "no_paint", "recording_timeout", "read_timeout"]
+      .includes(error.detail.kind);
   }
   return !(error instanceof ApiError) && typedFailureError(error) === undefined &&
     isPuppeteerTimeout(error);

@@ -9,6 +9,7 @@ import { planCapture as planRequest } from "./request/plan.ts";
 import { parseTargetUrl as parseTarget } from "./request/target_url.ts";
 import { checkDocumentNotBlocked as checkDocument } from "./request/blocking.ts";
 import { requireAnnoyances as annoyanceEngine, requireEngine as adEngine } from "./page/adblock.ts";
+import { requireVideoEncoder as videoEncoder } from "./page/take_output.ts";
 export * from "./request/options.ts";
 export { DEVICE_NAMES, DEVICES } from "./request/devices.ts";
 export {
@@ -38,3 +39,5 @@ export const checkDocumentNotBlocked = answering(checkDocument);
 export const requireEngine = answering(adEngine);
 /** The annoyance engine for hideAnnoyances; 503 while no list was ever loaded. */
 export const requireAnnoyances = answering(annoyanceEngine);
+/** ffmpeg with the format's encoder; 503 naming what is missing. */
+export const requireVideoEncoder = answering(videoEncoder);

@@ -3,6 +3,7 @@ import type { ScreenshotService } from "../capture/service/screenshots.ts";
 import type { AdFilters } from "../capture/filter_lists.ts";
 import type { Capturer } from "../capture/types.ts";
 import type { ImageExporter } from "../codecs/exporter.ts";
+import type { VideoEncoders } from "../codecs/video_encoder.ts";
 import type { Config } from "../config.ts";
 import type { LogFields, Logger } from "../log.ts";
 import type { PostCache } from "../posts/cache.ts";
@@ -30,6 +31,8 @@ export interface AppParts {
   exporter: ImageExporter;
   /** The filter lists behind blockAds; absent, blockAds answers 503. */
   adFilters?: AdFilters;
+  /** ffmpeg's encoders for recordings (FFMPEG_PATH); absent, a recording answers 503. */
+  videoEncoders?: VideoEncoders;
 }
 
 /** Everything a handler may use: the parts plus the services built on them, once per app. */

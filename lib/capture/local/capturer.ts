@@ -11,6 +11,7 @@ import type { Dialer } from "../../egress/policy.ts";
 import { createEgressProxy, type EgressSession } from "../../egress/proxy.ts";
 import { type ContextOpener, type ContextPool, createContextPool } from "./context_pool.ts";
 import { runBoundarySelfTest, warnIfUntested } from "./boundary_probe.ts";
+import type { VideoEncoders } from "../../codecs/video_encoder.ts";
 import type { AdFilters } from "../filter_lists.ts";
 import { renderPrepared } from "../page/prepare.ts";
 import { closeOpenedTargets } from "../page/lockdown.ts";
@@ -64,6 +65,8 @@ export interface ChromiumCapturerOptions {
   byteBudget?: number;
   /** The filter lists behind blockAds. */
   adFilters?: AdFilters;
+  /** ffmpeg's encoders, for recordings (FFMPEG_PATH). */
+  videoEncoders?: VideoEncoders;
 }
 
 /** The Capturer plus the lifecycle hooks main.ts and the tests use. */
@@ -166,6 +169,7 @@ export function createChromiumCapturer(options: ChromiumCapturerOptions): Chromi
             carrier: { refusals: session, iconRoute: { proxyUrl: session.url } },
             timeoutMs,
             adFilters: options.adFilters,
+            videoEncoders: options.videoEncoders,
             log,
           });
           return { ...rendered, strategy: CHROMIUM_LOCAL };

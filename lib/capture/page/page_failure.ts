@@ -16,6 +16,10 @@ export type PageFailureDetail =
   | { kind: "no_paint" }
   /** A recording's frames were not all taken within the capture budget (a recording is whole). */
   | { kind: "recording_timeout" }
+  /** The page kept the main thread busy and its content (markdown, html) was not read in time. */
+  | { kind: "read_timeout" }
+  /** A recording was asked for where ffmpeg, or its encoder for the format, is not installed. */
+  | { kind: "encoder_unavailable"; missing: string; format: string }
   /** clickSelector matched nothing visible (or nothing clickable in time) once the page was ready. */
   | { kind: "nothing_to_click"; selector: string }
   /** A script of `scripts` threw (or its promise rejected) in the page; `index` counts from 0. */

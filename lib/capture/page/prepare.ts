@@ -8,6 +8,7 @@ import type { Logger } from "../../log.ts";
 import type { RefusalLog } from "../../egress/types.ts";
 import type { EgressRoute } from "../../egress/proxied_fetch.ts";
 import type { AdFilters } from "../filter_lists.ts";
+import type { VideoEncoders } from "../../codecs/video_encoder.ts";
 import type { CaptureJob } from "../types.ts";
 import { filtersFor, interceptRequests, type RequestBlocker } from "./adblock.ts";
 import { applyEmulation } from "./emulation.ts";
@@ -37,6 +38,8 @@ export interface PreparedCapture {
   timeoutMs: number;
   /** The filter lists behind blockAds and hideAnnoyances. */
   adFilters?: AdFilters;
+  /** ffmpeg's encoders, for a recording. */
+  videoEncoders?: VideoEncoders;
   log: Logger;
 }
 
@@ -66,5 +69,6 @@ export async function renderPrepared(capture: PreparedCapture): Promise<Rendered
     credentials: job.credentials,
     annoyances,
     log,
+    videoEncoders: capture.videoEncoders,
   });
 }

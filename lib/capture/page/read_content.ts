@@ -29,7 +29,7 @@ export interface ReadContent {
 
 /**
  * Reads the page's readable content as Markdown, or its rendered DOM as HTML without scripts;
- * throws PageFailure no_paint when the page keeps its main thread too busy to be read in time.
+ * throws PageFailure read_timeout when the page keeps its main thread too busy to be read in time.
  */
 export async function readContent(
   page: Page,
@@ -41,7 +41,7 @@ export async function readContent(
     return await withTimeout(
       readInIsolatedWorld(cdp, format),
       timeoutMs,
-      () => new PageFailure({ kind: "no_paint" }),
+      () => new PageFailure({ kind: "read_timeout" }),
     );
   } finally {
     await cdp.detach().catch(() => {}); // a closed page has detached it already

@@ -50,23 +50,6 @@ const IMAGES_WAIT_MS = 250;
 // One frame interval of page time must elapse within this much wall-clock time; a page that keeps
 // the CPU busy longer is recorded as it is.
 const PAGE_TIME_WALL_MS = 1_000;
-// Measured here (bench/recording.ts, 1280x720 on 2 cores): a frame at a new position costs about
-// 110 ms at load 2 to 3 and 230 ms at load 10 to 12 (the machine shared with other browsers); a
-// held frame costs nothing. The budget assumes every frame moves at the loaded pace with some
-// headroom, plus the encoder's finish (the GIF's second pass, about 15 ms a frame) and a second.
-const BUDGET_MS_PER_FRAME = 250;
-const FINISH_MS_PER_FRAME = 20;
-const BUDGET_SLACK_MS = 1_000;
-
-/**
- * How much longer than a screenshot the service must allow a capture for `recording` (added to
- * the capture's deadline): every frame at a new position at a loaded machine's pace, plus the
- * encoder's finish.
- */
-export function recordingBudgetMs(recording: Required<RecordingOptions>): number {
-  const frames = recordingFrames(recording);
-  return frames * (BUDGET_MS_PER_FRAME + FINISH_MS_PER_FRAME) + BUDGET_SLACK_MS;
-}
 
 // Runs in the page: scrolls the document to `y` at once (the page's smooth scrolling ignored)
 // and returns where it landed, how tall the document now is, and how many images in view are

@@ -9,7 +9,8 @@
 import type { FiltersEngine } from "@ghostery/adblocker";
 import type { Page } from "puppeteer-core";
 import { withTimeout } from "../../timeout.ts";
-import type { CaptureOptions, ImageFormat } from "../request/options.ts";
+import type { CaptureOptions } from "../request/options.ts";
+import type { OutputFacts, OutputFormat } from "../request/output.ts";
 import type { PageMetadata } from "../types.ts";
 import { readPageMetadata } from "./metadata.ts";
 import { FAVICON_BUDGET_MS, faviconLoads } from "./favicon.ts";
@@ -51,6 +52,8 @@ import {
 import { JOINED_FORMAT, planShot, type ShotPlan } from "./shot_plan.ts";
 import { shootArea, shootViewport, type Shot, type ShotStyle } from "./shoot.ts";
 import { scrollShot } from "./scroll_shot.ts";
+import { type TakenOutput, takeOutput } from "./take_output.ts";
+import type { VideoEncoders } from "../../codecs/video_encoder.ts";
 
 // Extra time after DOMContentLoaded for load, lazy images, fonts and network quiet.
 const SETTLE_BUDGET_MS = 5_000;
@@ -63,13 +66,16 @@ const NUDGE_BUDGET_MS = 3_000;
 const WALK_SETTLE_MS = 8_000;
 
 export interface Rendered {
-  /** The image's bytes, in `format`. */
+  /** The capture's bytes, in `format`: an image, a PDF, a recording or text. */
   image: Uint8Array;
   /**
-   * The format it was shot in: the plan's, or JOINED_FORMAT where it was joined from several
-   * shots; who encodes it in the plan's format then is the plan's to say (shot_plan.ts, encoderOf).
+   * The format it was taken in: the plan's, or JOINED_FORMAT where an image was joined from
+   * several shots; who encodes it in the plan's format then is the plan's to say (shot_plan.ts,
+   * encoderOf).
    */
-  format: ImageFormat;
+  format: OutputFormat;
+  /** A PDF's pages, a recording's size and length. */
+  output?: OutputFacts;
   targetStatus: number | null;
   /** What the page says about itself, read once it settled (metadata.ts). */
   page?: PageMetadata;
@@ -99,6 +105,8 @@ export interface RenderRequest {
    * favicon); without it the icon's bytes are left out.
    */
   egress?: EgressRoute;
+  /** ffmpeg's encoders, for a recording (FFMPEG_PATH). */
+  videoEncoders?: VideoEncoders;
 }
 
 /** What the shooting steps share: the page, its plan, the settle's context and outcome. */
@@ -173,20 +181,21 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     const metadata = await traced("capture.metadata", {}, () => readPageMetadata(page));
     // Its icon: the early load when the page still declares the same one.
     const favicon = favicons?.of(metadata.favicon);
-    // Shoot.
+    // Shoot (or print, record, read).
     const context: ShotContext = { page, plan, request, settling, settled };
     let shot;
     try {
-      shot = await shoot(context);
+      shot = await take(context);
     } catch (error) {
-      // Some consent platforms reload the page once the choice is made: shoot the new document.
+      // Some consent platforms reload the page once the choice is made: take the new document.
       if (!/Execution context was destroyed|Cannot find context/.test(String(error))) throw error;
       await awaitConsentReload(page, budgetEnd);
-      shot = await shoot(context);
+      shot = await take(context);
     }
     return {
       image: shot.image,
       format: shot.format,
+      ...("output" in shot && shot.output ? { output: shot.output } : {}),
       page: { ...metadata, faviconData: (await favicon?.take()) ?? null },
       targetStatus: network.mainResponse?.status() ?? null,
       ...(shot.truncated ? { truncated: true } : {}),
@@ -202,6 +211,19 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     network.stop();
     await sender?.stop();
   }
+}
+
+/** The plan's output: the target shot as an image, or the whole page printed, recorded, read. */
+async function take(context: ShotContext): Promise<TakenOutput | Shot & { truncated: boolean }> {
+  const { page, plan, request, settling } = context;
+  if (plan.output.kind === "image") return await shoot(context);
+  await hideElements(page, { ...request, options: request.options ?? {} });
+  return await takeOutput(page, plan.output, {
+    scale: plan.scale,
+    budgetEnd: settling.budgetEnd,
+    timeoutMs: request.timeoutMs,
+    videoEncoders: request.videoEncoders,
+  });
 }
 
 /** Hides what was asked and shoots the plan's target. */

@@ -12,6 +12,7 @@ import type { Cidr } from "../../egress/cidr.ts";
 import { emulateDevice, openCaptureContext, userAgentsOf } from "../page/context.ts";
 import { failedCapture, pageFailed } from "../failures.ts";
 import { type Backoff, createRemoteEndpoint } from "./endpoint.ts";
+import type { VideoEncoders } from "../../codecs/video_encoder.ts";
 import type { AdFilters } from "../filter_lists.ts";
 import { renderPrepared, type TrafficCarrier } from "../page/prepare.ts";
 import { createRequestGuard } from "../../egress/request_guard.ts";
@@ -64,6 +65,8 @@ export interface RemoteCapturerOptions {
   fleetProxy?: FleetProxy;
   /** The filter lists behind blockAds. */
   adFilters?: AdFilters;
+  /** ffmpeg's encoders, for recordings (FFMPEG_PATH). */
+  videoEncoders?: VideoEncoders;
   /** Test seam of the favicon's egress proxy (see EgressPolicy.dial); never set in production. */
   dial?: Dialer;
 }
@@ -237,6 +240,7 @@ export function createRemoteCapturer(options: RemoteCapturerOptions): RemoteCapt
           carrier,
           timeoutMs,
           adFilters: options.adFilters,
+          videoEncoders: options.videoEncoders,
           log,
         });
         return { ...rendered, strategy: CHROMIUM_REMOTE };

@@ -144,6 +144,24 @@ export function resolvedRecording(
   };
 }
 
+// Measured here (bench/recording.ts, 1280x720 on 2 cores): a frame at a new position costs about
+// 110 ms at load 2 to 3 and 230 ms at load 10 to 12 (the machine shared with other browsers); a
+// held frame costs nothing. The budget assumes every frame moves at the loaded pace with some
+// headroom, plus the encoder's finish (the GIF's second pass, about 15 ms a frame) and a second.
+const BUDGET_MS_PER_FRAME = 250;
+const FINISH_MS_PER_FRAME = 20;
+const BUDGET_SLACK_MS = 1_000;
+
+/**
+ * How much longer than a screenshot the service must allow a capture for `recording` (added to
+ * the capture's deadline): every frame at a new position at a loaded machine's pace, plus the
+ * encoder's finish.
+ */
+export function recordingBudgetMs(recording: Required<RecordingOptions>): number {
+  const frames = recordingFrames(recording);
+  return frames * (BUDGET_MS_PER_FRAME + FINISH_MS_PER_FRAME) + BUDGET_SLACK_MS;
+}
+
 /** The number of frames a recording holds. */
 export function recordingFrames(recording: Required<RecordingOptions>): number {
   return Math.max(2, Math.round(recording.durationMs * recording.fps / 1000));
@@ -160,4 +178,12 @@ export interface OutputFacts {
   durationMs?: number;
   frames?: number;
   fps?: number;
+}
+
+/** How much longer than a screenshot a capture with `options` may take: a recording's frames. */
+export function outputBudgetMs(
+  options: { format?: OutputFormat; recording?: RecordingOptions } = {},
+) {
+  if (outputKind(options.format) !== "video") return 0;
+  return recordingBudgetMs(resolvedRecording(options.format as VideoFormat, options.recording));
 }

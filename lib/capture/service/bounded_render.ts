@@ -10,6 +10,7 @@ import type { Logger } from "../../log.ts";
 import type { Clock } from "../../clock.ts";
 import type { CachedCapture } from "./cache.ts";
 import type { CaptureAdmission } from "./admission.ts";
+import { outputBudgetMs } from "../request/output.ts";
 import { CaptureFailure, type CaptureJob, type Capturer } from "../types.ts";
 import { traced } from "../../telemetry/trace.ts";
 import { redactUrls, targetLogFields } from "../request/log_target.ts";
@@ -34,6 +35,8 @@ export function createBoundedRender(
       .catch((error) => {
         throw answer(error);
       });
+    // A recording takes its frames after the page's own budget: it has that much longer.
+    const limitMs = hardTimeoutMs + outputBudgetMs(job.options);
     const deadline = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     let outcome: "finished" | "abandoned" = "abandoned";
@@ -44,8 +47,8 @@ export function createBoundedRender(
         // Why: a hung capturer would hold its slot forever and starve the queue.
         timer = setTimeout(() => {
           deadline.abort();
-          reject(new CaptureFailure({ kind: "deadline", ms: hardTimeoutMs }));
-        }, hardTimeoutMs);
+          reject(new CaptureFailure({ kind: "deadline", ms: limitMs }));
+        }, limitMs);
       });
       const result = await Promise.race([work, expired]);
       outcome = "finished";

@@ -194,13 +194,13 @@ Deno.test("a text over the cap is cut at a character boundary and marked truncat
   });
 });
 
-Deno.test("a page that never yields its main thread fails the reading as no_paint at the budget", async () => {
+Deno.test("a page that never yields its main thread fails the reading as read_timeout at the budget", async () => {
   await withFixture(async ({ open }) => {
     const page = await open("/landing");
     await page.evaluate(`setTimeout(() => { for (;;) {} }, 0)`);
     await assert.rejects(
       readContent(page, "markdown", 1_000),
-      (error) => error instanceof PageFailure && error.detail.kind === "no_paint",
+      (error) => error instanceof PageFailure && error.detail.kind === "read_timeout",
     );
   });
 });
