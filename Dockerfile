@@ -3,10 +3,11 @@ FROM denoland/deno:debian-2.9.6
 
 # Chromium for local captures (156 or newer is tested: the base image's Debian includes its
 # security updates; an older one is checked by the boundary self-test at every start), fonts so
-# CJK and emoji render, tini to reap Chromium's zombies.
+# CJK and emoji render, ffmpeg to encode recordings (mp4, webm, gif), tini to reap Chromium's
+# zombies.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      chromium fonts-noto-cjk fonts-noto-color-emoji fonts-liberation tini ca-certificates \
+      chromium ffmpeg fonts-noto-cjk fonts-noto-color-emoji fonts-liberation tini ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /app

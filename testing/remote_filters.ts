@@ -4,6 +4,7 @@ import { createAdFilters } from "../lib/capture/filter_lists.ts";
 import type { CaptureJob, Capturer, CaptureResult } from "../lib/capture/types.ts";
 import { createRemoteCapturer } from "../lib/capture/remote/capturer.ts";
 import { createMemoryLogger } from "../lib/log.ts";
+import { createVideoEncoders } from "../lib/codecs/video_encoder.ts";
 import { createKvStore } from "../lib/store/deno_kv.ts";
 import type { RemoteChromium } from "./remote_chromium.ts";
 
@@ -33,6 +34,7 @@ export async function remoteWithFilters(
     allowPrivateNetwork: true,
     log,
     adFilters,
+    videoEncoders: createVideoEncoders({ ffmpegPath: "ffmpeg" }),
   });
   return {
     capturer,

@@ -77,6 +77,8 @@ Deno.test("PDF, recording, Markdown and HTML through the route, Accept, the cach
         assert.ok(!markdown.includes(left), `${left} left out`);
       }
       assert.equal(body.page.title, "Field notes on tides");
+      const again = await json({ url: article, format: "markdown" });
+      assert.deepEqual([again.body.cached, again.body.content], [true, body.content]);
     });
 
     await t.step("markdown and html by Accept, as UTF-8 text", async () => {
@@ -109,6 +111,10 @@ Deno.test("PDF, recording, Markdown and HTML through the route, Accept, the cach
         [video.codec, video.width, video.height, video.pixelFormat, video.frames],
         ["h264", 640, 480, "yuv420p", 10],
       );
+      const again = await json({ url: bands, format: "mp4", width: 640, height: 480, recording });
+      assert.equal(again.body.cached, true);
+      assert.deepEqual([again.body.durationMs, again.body.frames], [1000, 10], "facts cached");
+      assert.equal(again.body.screenshot, body.screenshot);
     });
 
     await t.step("webm and gif by Accept", async () => {

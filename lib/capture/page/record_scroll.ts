@@ -12,7 +12,7 @@
 import type { CDPSession, Page, Protocol } from "puppeteer-core";
 import { withTimeout } from "../../timeout.ts";
 import type { VideoEncoder } from "../../codecs/video_encoder.ts";
-import { recordingFrames, type RecordingOptions, type VideoFormat } from "../request/output.ts";
+import type { RecordingOptions, VideoFormat } from "../request/output.ts";
 import { PageFailure } from "./page_failure.ts";
 import { unrollScrollContainer } from "./full_page.ts";
 import { LOAD_IMAGES_SCRIPT } from "./settle_scripts.ts";
