@@ -4,6 +4,7 @@
  * running after an abort or a failure.
  */
 import assert from "node:assert/strict";
+import { CAN_LIST_PROCESSES } from "../../testing/processes.ts";
 import { encodersListed, probeFfmpeg } from "../../lib/codecs/ffmpeg.ts";
 import { createVideoEncoders, VideoEncodeError } from "../../lib/codecs/video_encoder.ts";
 import { mp4Boxes, probeVideo } from "../../testing/video_files.ts";
@@ -91,7 +92,10 @@ Deno.test("an ffmpeg without VP9 names libvpx-vp9 as missing and still encodes t
   }
 });
 
-Deno.test("each format is encoded from JPEG frames with even sides where it needs them", async (t) => {
+Deno.test({
+  name: "each format is encoded from JPEG frames with even sides where it needs them",
+  ignore: !CAN_LIST_PROCESSES,
+}, async (t) => {
   const frames = await jpegFrames(12);
   const encoders = createVideoEncoders({ ffmpegPath: FFMPEG });
   const expected = {
@@ -120,7 +124,10 @@ Deno.test("each format is encoded from JPEG frames with even sides where it need
   assert.deepEqual(ourFfmpegs(), [], "no ffmpeg left");
 });
 
-Deno.test("an aborted encoder leaves no ffmpeg running", async () => {
+Deno.test({
+  name: "an aborted encoder leaves no ffmpeg running",
+  ignore: !CAN_LIST_PROCESSES,
+}, async () => {
   const frames = await jpegFrames(3);
   const encoders = createVideoEncoders({ ffmpegPath: FFMPEG });
   for (const format of ["mp4", "gif"] as const) {
@@ -135,7 +142,10 @@ Deno.test("an aborted encoder leaves no ffmpeg running", async () => {
   }
 });
 
-Deno.test("frames ffmpeg cannot decode fail with its own words, and it is reaped", async () => {
+Deno.test({
+  name: "frames ffmpeg cannot decode fail with its own words, and it is reaped",
+  ignore: !CAN_LIST_PROCESSES,
+}, async () => {
   const encoders = createVideoEncoders({ ffmpegPath: FFMPEG });
   const lookup = await encoders.encoderFor("mp4", { fps: 10 });
   assert.ok("encoder" in lookup);

@@ -2,8 +2,12 @@ import assert from "node:assert/strict";
 import { processesUsing, removeProfile } from "../../../lib/capture/local/profile.ts";
 import { createMemoryLogger } from "../../../lib/log.ts";
 import { eventually } from "../../../testing/wait.ts";
+import { CAN_LIST_PROCESSES } from "../../../testing/processes.ts";
 
-Deno.test("a profile is removed only after the helpers naming it have exited", async () => {
+Deno.test({
+  name: "a profile is removed only after the helpers naming it have exited",
+  ignore: !CAN_LIST_PROCESSES,
+}, async () => {
   const dir = await Deno.makeTempDir({ prefix: "shotline-profile-test-" });
   // bash -c's positional arguments stay on its command line: "--user-data-dir=<dir>" is one.
   const helper = new Deno.Command("bash", {
