@@ -11,3 +11,20 @@ export const CAN_LIST_PROCESSES = (() => {
     return false;
   }
 })();
+
+/** The pids of this process's ffmpeg children, zombies included (an unreaped one is an orphan). */
+export function ourFfmpegs(): number[] {
+  const found: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (name === "ffmpeg" && parent === Deno.pid) found.push(Number(entry.name));
+    } catch {
+      // exited while listed
+    }
+  }
+  return found;
+}

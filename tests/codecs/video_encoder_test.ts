@@ -4,7 +4,7 @@
  * running after an abort or a failure.
  */
 import assert from "node:assert/strict";
-import { CAN_LIST_PROCESSES } from "../../testing/processes.ts";
+import { CAN_LIST_PROCESSES, ourFfmpegs } from "../../testing/processes.ts";
 import { encodersListed, probeFfmpeg } from "../../lib/codecs/ffmpeg.ts";
 import { createVideoEncoders, VideoEncodeError } from "../../lib/codecs/video_encoder.ts";
 import { mp4Boxes, probeVideo } from "../../testing/video_files.ts";
@@ -32,24 +32,6 @@ async function jpegFrames(count: number): Promise<Uint8Array[]> {
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
-}
-
-/** The pids of running ffmpeg processes that are children of this process. */
-function ourFfmpegs(): number[] {
-  const found: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      // Zombies (state Z) count: an unreaped child is an orphan too.
-      if (name === "ffmpeg" && Number(fields[1]) === Deno.pid) found.push(Number(entry.name));
-    } catch {
-      // exited while listed
-    }
-  }
-  return found;
 }
 
 Deno.test("the encoder listing yields the recording codecs ffmpeg has", () => {

@@ -7,6 +7,7 @@
  * typed and leaves no ffmpeg behind.
  */
 import assert from "node:assert/strict";
+import { ourFfmpegs } from "../../../testing/processes.ts";
 import type { Browser, Page } from "puppeteer-core";
 import { launchChromium } from "../../../testing/editor_browser.ts";
 import { decodePng, servePages } from "../../../testing/capture_fixtures.ts";
@@ -118,23 +119,6 @@ async function recordAndCheck(page: Page, format: VideoFormat, scale: number) {
     }
   }
   assert.equal(plan[9], HEIGHT - VIEWPORT.height, "the last frame is the bottom");
-}
-
-/** The pids of this process's ffmpeg children, zombies included. */
-function ourFfmpegs(): number[] {
-  const found: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (name === "ffmpeg" && parent === Deno.pid) found.push(Number(entry.name));
-    } catch {
-      // exited while listed
-    }
-  }
-  return found;
 }
 
 Deno.test("a scrolling recording shows the page top to bottom under its fixed header", async (t) => {
