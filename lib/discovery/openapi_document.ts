@@ -48,7 +48,8 @@ export interface OpenApiDocument {
 export const SERVICE_TITLE = "Shotline API";
 export const SERVICE_SUMMARY =
   "Shotline is the server side of a browser-based screenshot editor. It captures live web " +
-  "pages as PNG, re-encodes images to PNG, JPEG or WebP at a quality preset, resolves public " +
+  "pages as PNG (or JPEG, WebP, a PDF, a scrolling MP4, WebM or GIF, or the page's text as " +
+  "Markdown), re-encodes images to PNG, JPEG or WebP at a quality preset, resolves public " +
   "posts by id and streams their media through its own origin so a canvas stays untainted. " +
   "Every operation is anonymous; captures are limited per client IP; every failure is one " +
   "JSON error envelope with a stable code.";

@@ -45,7 +45,7 @@ export function buildReference(
     }),
     bodies: Object.entries(op.operation.requestBody?.content ?? {}).map(([type, media]) => {
       const schema = resolveSchema(document, media.schema);
-      return { contentType: type, fields: fieldsOf(document, schema), type: typeOf(schema) };
+      return { contentType: type, fields: nestedFieldsOf(document, schema), type: typeOf(schema) };
     }),
     responses: Object.entries(op.operation.responses).map(([status, r]) => responseOf(status, r)),
     answers: Object.entries(op.operation.responses)
@@ -58,7 +58,7 @@ export function buildReference(
             return {
               status,
               contentType: type,
-              fields: answerFieldsOf(document, schema),
+              fields: nestedFieldsOf(document, schema),
               type: typeOf(schema),
             };
           })
@@ -138,8 +138,8 @@ export function fieldsOf(document: OpenApiDocument, raw: SchemaObject): FieldRef
   );
 }
 
-/** An answer's fields, with those of each object-valued field after it as `field.child`. */
-function answerFieldsOf(document: OpenApiDocument, schema: SchemaObject): FieldRef[] {
+/** A body's fields, with those of each object-valued field after it as `field.child`. */
+function nestedFieldsOf(document: OpenApiDocument, schema: SchemaObject): FieldRef[] {
   return fieldsOf(document, schema).flatMap((field) => {
     const inner = resolveSchema(document, schema.properties![field.name]);
     if (!inner.properties) return [field];
