@@ -13,7 +13,9 @@ Deno.test({
   const helper = new Deno.Command("bash", {
     args: [
       "-c",
-      'sleep 0.5; mkdir -p "${1#--user-data-dir=}/Default"',
+      // The trailing `true`: bash would exec its last command in place, and that command's own
+      // command line no longer names the profile, so the writer could outlive the wait.
+      'sleep 0.5; mkdir -p "${1#--user-data-dir=}/Default"; true',
       "helper",
       `--user-data-dir=${dir}`,
     ],
