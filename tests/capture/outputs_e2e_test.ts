@@ -117,6 +117,19 @@ Deno.test("PDF, recording, Markdown and HTML through the route, Accept, the cach
       assert.equal(again.body.screenshot, body.screenshot);
     });
 
+    await t.step("gif on a phone: frames at the device's own pixel ratio", async () => {
+      const { body } = await json({
+        url: bands,
+        format: "gif",
+        deviceType: "mobile",
+        device: "iphone-se",
+        recording: { durationMs: 1000, fps: 10 },
+      });
+      const video = await videoFacts(Buffer.from(body.screenshot, "base64"));
+      assert.deepEqual([video.width, video.height, video.frames], [body.width, body.height, 10]);
+      assert.ok(body.width > 375, `an iPhone SE's frames are past its CSS width: ${body.width}`);
+    });
+
     await t.step("webm and gif by Accept", async () => {
       const body = { url: bands, width: 640, height: 480, recording: { durationMs: 1000 } };
       const webm = await accepting("video/webm", body);

@@ -139,7 +139,7 @@ export async function recordScroll(page: Page, request: RecordingRequest): Promi
       if (last && at === last.y) frame = last.frame;
       else if (last && fromScreencast) frame = await screencast.frameAt(at, since);
       await ticked;
-      frame ??= await shotAt(page);
+      frame ??= last ? await shotWhileTimeRuns(page, cdp) : await shotAt(page);
       await write(frame);
       last = { y: at, frame };
     }
@@ -189,6 +189,20 @@ async function runPageTime(cdp: CDPSession, ms: number): Promise<void> {
     await withTimeout(expired, PAGE_TIME_WALL_MS, () => new Error("page time"));
   } catch {
     // The page kept the CPU busy: its clock stops where it is and the frame is taken as it is.
+    await cdp.send("Emulation.setVirtualTimePolicy", { policy: "pause" }).catch(() => {});
+  }
+}
+
+/**
+ * A screenshot once page time has run for this frame: a page whose virtual clock is paused draws
+ * no new frame, so a screenshot would wait for one forever. The clock runs while it is taken
+ * (its wall-clock time is added to the page's, at scales other than 1 only), then stops again.
+ */
+async function shotWhileTimeRuns(page: Page, cdp: CDPSession): Promise<Uint8Array> {
+  await cdp.send("Emulation.setVirtualTimePolicy", { policy: "advance" });
+  try {
+    return await shotAt(page);
+  } finally {
     await cdp.send("Emulation.setVirtualTimePolicy", { policy: "pause" }).catch(() => {});
   }
 }

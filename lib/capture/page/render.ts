@@ -215,12 +215,10 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
 
 /** The plan's output: the target shot as an image, or the whole page printed, recorded, read. */
 async function take(context: ShotContext): Promise<TakenOutput | Shot & { truncated: boolean }> {
-  const { page, plan, request, settling } = context;
+  const { page, plan, request } = context;
   if (plan.output.kind === "image") return await shoot(context);
   await hideElements(page, { ...request, options: request.options ?? {} });
   return await takeOutput(page, plan.output, {
-    scale: plan.scale,
-    budgetEnd: settling.budgetEnd,
     timeoutMs: request.timeoutMs,
     videoEncoders: request.videoEncoders,
   });

@@ -27,10 +27,6 @@ export interface TakenOutput {
 }
 
 export interface OutputContext {
-  /** The capture's viewport scale (a recording's frames are shot at it). */
-  scale: number;
-  /** performance.now() at which the capture's budget ends. */
-  budgetEnd: number;
   /** CAPTURE_TIMEOUT_MS: the bound of one step that is not a recording. */
   timeoutMs: number;
   /** ffmpeg's encoders (FFMPEG_PATH); absent, a recording is refused as without ffmpeg. */
@@ -84,7 +80,9 @@ export async function takeOutput(
       return await traced("capture.recording", {}, async (span) => {
         const { format, recording } = output;
         const viewport = page.viewport();
-        const side = (css: number | undefined) => Math.round((css ?? 0) * context.scale);
+        // Frames at the viewport's pixel ratio: `scale`, or a named device's own.
+        const scale = viewport?.deviceScaleFactor ?? 1;
+        const side = (css: number | undefined) => Math.round((css ?? 0) * scale);
         await requireVideoEncoder(context.videoEncoders, format);
         const lookup = await context.videoEncoders!.encoderFor(format, {
           fps: recording.fps,
@@ -98,9 +96,13 @@ export async function takeOutput(
         const recorded = await recordScroll(page, {
           format,
           recording,
-          scale: context.scale,
+          scale,
           encoder: lookup.encoder,
-          budgetEnd: performance.now() + recordingBudgetMs(recording),
+          budgetEnd: performance.now() + recordingBudgetMs(recording, {
+            width: viewport?.width ?? 0,
+            height: viewport?.height ?? 0,
+            scale,
+          }),
         });
         span.setAttribute("frames", recorded.frames);
         const { width, height, durationMs, frames } = recorded;

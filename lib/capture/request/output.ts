@@ -147,19 +147,34 @@ export function resolvedRecording(
 // Measured here (bench/recording.ts, 1280x720 on 2 cores): a frame at a new position costs about
 // 110 ms at load 2 to 3 and 230 ms at load 10 to 12 (the machine shared with other browsers); a
 // held frame costs nothing. The budget assumes every frame moves at the loaded pace with some
-// headroom, plus the encoder's finish (the GIF's second pass, about 15 ms a frame) and a second.
-const BUDGET_MS_PER_FRAME = 250;
-const FINISH_MS_PER_FRAME = 20;
-const BUDGET_SLACK_MS = 1_000;
+// headroom, plus the encoder's finish (the GIF's second pass, about 15 ms a frame), in proportion
+// to the frame's pixels past 1280x720; a frame at a pixel ratio other than 1 is a screenshot,
+// not a screencast frame, at up to three times the cost. The budget turns a hang into a 408; it
+// never cuts a recording that is only slow.
+const BUDGET_MS_PER_FRAME = 270;
+const BUDGET_FRAME_PIXELS = 1280 * 720;
+const SCREENSHOT_FRAME_FACTOR = 3;
+const BUDGET_SLACK_MS = 5_000;
+
+/** The frame a recording is shot at: the viewport in CSS px and its device pixel ratio. */
+export interface RecordingFrame {
+  width: number;
+  height: number;
+  scale: number;
+}
 
 /**
- * How much longer than a screenshot the service must allow a capture for `recording` (added to
- * the capture's deadline): every frame at a new position at a loaded machine's pace, plus the
- * encoder's finish.
+ * How much longer than a screenshot the service must allow a capture for `recording` of
+ * `frame` (added to the capture's deadline, and the recording's own bound).
  */
-export function recordingBudgetMs(recording: Required<RecordingOptions>): number {
-  const frames = recordingFrames(recording);
-  return frames * (BUDGET_MS_PER_FRAME + FINISH_MS_PER_FRAME) + BUDGET_SLACK_MS;
+export function recordingBudgetMs(
+  recording: Required<RecordingOptions>,
+  frame: RecordingFrame,
+): number {
+  const pixels = frame.width * frame.height * frame.scale * frame.scale;
+  const perFrame = BUDGET_MS_PER_FRAME * Math.max(1, pixels / BUDGET_FRAME_PIXELS) *
+    (frame.scale === 1 ? 1 : SCREENSHOT_FRAME_FACTOR);
+  return Math.round(recordingFrames(recording) * perFrame) + BUDGET_SLACK_MS;
 }
 
 /** The number of frames a recording holds. */
@@ -180,10 +195,15 @@ export interface OutputFacts {
   fps?: number;
 }
 
-/** How much longer than a screenshot a capture with `options` may take: a recording's frames. */
+/**
+ * How much longer than a screenshot a capture with `options` at `frame` may take: a recording's
+ * frames.
+ */
 export function outputBudgetMs(
   options: { format?: OutputFormat; recording?: RecordingOptions } = {},
+  frame: RecordingFrame,
 ) {
   if (outputKind(options.format) !== "video") return 0;
-  return recordingBudgetMs(resolvedRecording(options.format as VideoFormat, options.recording));
+  const recording = resolvedRecording(options.format as VideoFormat, options.recording);
+  return recordingBudgetMs(recording, frame);
 }

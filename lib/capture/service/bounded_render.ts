@@ -11,6 +11,7 @@ import type { Clock } from "../../clock.ts";
 import type { CachedCapture } from "./cache.ts";
 import type { CaptureAdmission } from "./admission.ts";
 import { outputBudgetMs } from "../request/output.ts";
+import { viewportOf } from "../request/viewport.ts";
 import { CaptureFailure, type CaptureJob, type Capturer } from "../types.ts";
 import { traced } from "../../telemetry/trace.ts";
 import { redactUrls, targetLogFields } from "../request/log_target.ts";
@@ -36,7 +37,8 @@ export function createBoundedRender(
         throw answer(error);
       });
     // A recording takes its frames after the page's own budget: it has that much longer.
-    const limitMs = hardTimeoutMs + outputBudgetMs(job.options);
+    const limitMs = hardTimeoutMs +
+      outputBudgetMs(job.options, viewportOf(job.deviceType, job.options));
     const deadline = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     let outcome: "finished" | "abandoned" = "abandoned";
