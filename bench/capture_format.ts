@@ -12,12 +12,12 @@
  *
  *   deno run -A bench/capture_format.ts [--rounds=7]
  */
-import puppeteer, { type Page } from "puppeteer-core";
+import type { Page } from "puppeteer-core";
 import { Buffer } from "node:buffer";
 import { loadSharp } from "../lib/codecs/sharp.ts";
 import { readPageMetadata } from "../lib/capture/page/metadata.ts";
 import { loadAverage, median } from "./support/measure.ts";
-import { CHROMIUM, FLAGS } from "./peers/capture.ts";
+import { launchBenchChromium } from "./peers/capture.ts";
 import { photoPage } from "./support/photo_page.ts";
 
 const option = (name: string) =>
@@ -47,14 +47,7 @@ const loaded = await loadSharp();
 if (!("sharp" in loaded)) throw new Error(`sharp: ${loaded.reason}`);
 const { sharp } = loaded;
 
-const browser = await puppeteer.launch({
-  executablePath: CHROMIUM,
-  args: FLAGS,
-  pipe: true,
-  handleSIGINT: false,
-  handleSIGTERM: false,
-  handleSIGHUP: false,
-});
+const browser = await launchBenchChromium();
 
 async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
   const started = performance.now();

@@ -14,14 +14,14 @@
  *   deno run -A bench/pdf.ts [--rounds=5]
  */
 import captureWebsite from "capture-website";
-import puppeteer, { type Page } from "puppeteer-core";
+import type { Page } from "puppeteer-core";
 import sharp from "sharp";
 import { Buffer } from "node:buffer";
 import { printPdf } from "../lib/capture/page/print_pdf.ts";
 import { readPdfInfo } from "../lib/codecs/pdf_info.ts";
 import { pdfText } from "../testing/poppler.ts";
 import { loadAverage, median } from "./support/measure.ts";
-import { CHROMIUM, FLAGS } from "./peers/capture.ts";
+import { CHROMIUM, FLAGS, launchBenchChromium } from "./peers/capture.ts";
 
 const option = (name: string) =>
   Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -109,14 +109,7 @@ const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (re
 });
 const origin = `http://127.0.0.1:${server.addr.port}`;
 
-const browser = await puppeteer.launch({
-  executablePath: CHROMIUM,
-  args: FLAGS,
-  pipe: true,
-  handleSIGINT: false,
-  handleSIGTERM: false,
-  handleSIGHUP: false,
-});
+const browser = await launchBenchChromium();
 
 /** A fresh page at the bench's viewport, loaded; `work` gets it and it is closed after. */
 async function onFreshPage(url: string, work: (page: Page) => Promise<Uint8Array>) {

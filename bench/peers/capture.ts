@@ -6,7 +6,7 @@
  * Page.captureScreenshot on one reused page). Every tool uses Debian's /usr/bin/chromium.
  */
 import captureWebsite from "capture-website";
-import puppeteer, { type Browser } from "puppeteer-core";
+import puppeteer, { type Browser, type LaunchOptions } from "puppeteer-core";
 import sharp from "sharp";
 import type { Service } from "../load/service.ts";
 import { openCdpFloor } from "../cdp_floor.ts";
@@ -24,6 +24,22 @@ export const FLAGS = [
 ];
 const VIEWPORT = { width: 1920, height: 1080 };
 const PHOTOS = 24;
+
+/**
+ * A Chromium for a bench's side-by-side tools, launched like the service's (FLAGS) over a pipe;
+ * the bench, not puppeteer, handles the signals.
+ */
+export async function launchBenchChromium(extra: LaunchOptions = {}): Promise<Browser> {
+  return await puppeteer.launch({
+    executablePath: CHROMIUM,
+    args: FLAGS,
+    pipe: true,
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+    ...extra,
+  });
+}
 
 export interface PageServer {
   origin: string;
@@ -101,15 +117,9 @@ export async function servePages(): Promise<PageServer> {
 
 /** The CDP floor in a browser of its own, launched like the others, with the HTTP cache off. */
 async function openFloor() {
-  const browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    pipe: true,
+  const browser = await launchBenchChromium({
     headless: true,
-    handleSIGINT: false,
-    handleSIGTERM: false,
-    handleSIGHUP: false,
     defaultViewport: { ...VIEWPORT, deviceScaleFactor: 1 },
-    args: FLAGS,
   });
   const floor = await openCdpFloor(await browser.newPage(), { cacheDisabled: true });
   return { capture: floor.capture, close: () => browser.close() };

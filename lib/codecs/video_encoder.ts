@@ -7,6 +7,7 @@
  */
 import type { VideoFormat } from "../capture/request/output.ts";
 import { probeFfmpeg, type VideoCodec } from "./ffmpeg.ts";
+import { concatBytes } from "../bytes.ts";
 
 /** One recording's encoder: frames in order, then the file. */
 export interface VideoEncoder {
@@ -240,10 +241,7 @@ function spawn(
   let tail = new Uint8Array(0);
   const stderr = (async () => {
     for await (const chunk of child.stderr) {
-      const joined = new Uint8Array(tail.length + chunk.length);
-      joined.set(tail);
-      joined.set(chunk, tail.length);
-      tail = joined.slice(-STDERR_TAIL_BYTES);
+      tail = concatBytes([tail, chunk]).slice(-STDERR_TAIL_BYTES);
     }
   })().catch(() => {});
   const stdout = pipes.stdout ? new Response(child.stdout).bytes() : Promise.resolve(null);

@@ -50,19 +50,33 @@ export async function applyEmulation(
   }
   if (options.javaScript === false) steps.push(page.setJavaScriptEnabled(false));
   await Promise.all(steps);
-  // Chromium keeps the media type and the media features as one setting (setting either
-  // alone clears the other), so both go in one call, the colour scheme included.
   if (options.media === "print" || options.reducedMotion) {
-    // Kept attached: a session's overrides end with it, and the page closes after the capture.
-    const session = await page.createCDPSession();
-    await session.send("Emulation.setEmulatedMedia", {
+    await emulateMedia(page, {
       media: options.media === "print" ? "print" : "",
-      features: [
-        { name: "prefers-color-scheme", value: colorScheme },
-        ...(options.reducedMotion ? [{ name: "prefers-reduced-motion", value: "reduce" }] : []),
-      ],
+      colorScheme,
+      reducedMotion: options.reducedMotion === true,
     });
   }
+}
+
+/**
+ * The CSS media type with the media features the capture emulates. Chromium keeps the media type
+ * and the media features as one setting (setting either alone clears the other), so both go in
+ * one call, the colour scheme included; "" is the page's own media type (screen).
+ */
+export async function emulateMedia(
+  page: Page,
+  media: { media: "" | "screen" | "print"; colorScheme: ColorScheme; reducedMotion: boolean },
+): Promise<void> {
+  // Kept attached: a session's overrides end with it, and the page closes after the capture.
+  const session = await page.createCDPSession();
+  await session.send("Emulation.setEmulatedMedia", {
+    media: media.media,
+    features: [
+      { name: "prefers-color-scheme", value: media.colorScheme },
+      ...(media.reducedMotion ? [{ name: "prefers-reduced-motion", value: "reduce" }] : []),
+    ],
+  });
 }
 
 /** `step`, whose refusal by the browser is the request's fault: a 400 naming `what`. */

@@ -10,6 +10,8 @@ import { readPdfInfo } from "../../codecs/pdf_info.ts";
 import { DEFAULT_PDF, marginPx, type PdfOptions } from "../request/output.ts";
 import { MAX_CAPTURE_SIDE } from "../request/options.ts";
 import { PageFailure } from "./page_failure.ts";
+import { emulateMedia } from "./emulation.ts";
+import type { ColorScheme } from "../types.ts";
 
 /**
  * The tallest one-page PDF, in CSS px of paper (24,575 pt, 341 in): the full-page screenshot's
@@ -48,7 +50,7 @@ export async function printPdf(page: Page, request: PrintRequest): Promise<Print
   const margin = marginPx(pdf.margin) ?? 0;
   const margins = { top: margin, right: margin, bottom: margin, left: margin };
   const print = async () => {
-    await emulateMedia(page, request.media);
+    await printMedia(page, request.media);
     const base = {
       printBackground: pdf.printBackground,
       scale: pdf.scale,
@@ -90,27 +92,18 @@ export async function printPdf(page: Page, request: PrintRequest): Promise<Print
 }
 
 // Runs in the page: the media features the capture emulates (emulation.ts), as they are now.
-const EMULATED_FEATURES = `() => [
-  { name: "prefers-color-scheme",
-    value: matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light" },
-  ...(matchMedia("(prefers-reduced-motion: reduce)").matches
-    ? [{ name: "prefers-reduced-motion", value: "reduce" }]
-    : []),
-]`;
+const EMULATED_FEATURES = `() => ({
+  colorScheme: matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light",
+  reducedMotion: matchMedia("(prefers-reduced-motion: reduce)").matches,
+})`;
 
-/**
- * Sets the media type the PDF prints with. Chromium keeps the media type and the media features
- * as one setting (setting either alone clears the other), so the features the page runs with,
- * its colour scheme above all, are read and set again in the same call.
- */
-async function emulateMedia(page: Page, media: "screen" | "print"): Promise<void> {
+/** Sets the media type the PDF prints with, keeping the features the page runs with. */
+async function printMedia(page: Page, media: "screen" | "print"): Promise<void> {
   const features = await page.evaluate(`(${EMULATED_FEATURES})()`) as {
-    name: string;
-    value: string;
-  }[];
-  // Kept attached: a session's overrides end with it, and the page closes after the capture.
-  const session = await page.createCDPSession();
-  await session.send("Emulation.setEmulatedMedia", { media, features });
+    colorScheme: ColorScheme;
+    reducedMotion: boolean;
+  };
+  await emulateMedia(page, { media, ...features });
 }
 
 /**

@@ -5,7 +5,7 @@
  * script that replaces a built-in or a DOM method cannot change what is read. The reader works
  * on a clone of the document: the live page stays as it is, ready to be shot.
  */
-import type { Page } from "puppeteer-core";
+import type { CDPSession, Page } from "puppeteer-core";
 import type { TextFormat } from "../request/output.ts";
 import { withTimeout } from "../../timeout.ts";
 import { PageFailure } from "./page_failure.ts";
@@ -48,9 +48,7 @@ export async function readContent(
   }
 }
 
-type Session = Awaited<ReturnType<Page["createCDPSession"]>>;
-
-async function readInIsolatedWorld(cdp: Session, format: TextFormat): Promise<ReadContent> {
+async function readInIsolatedWorld(cdp: CDPSession, format: TextFormat): Promise<ReadContent> {
   const { frameTree } = await cdp.send("Page.getFrameTree");
   const { executionContextId } = await cdp.send("Page.createIsolatedWorld", {
     frameId: frameTree.frame.id,

@@ -26,8 +26,6 @@ export interface RecordingRequest {
   encoder: VideoEncoder;
   /** performance.now() after which the recording is given up (PageFailure recording_timeout). */
   budgetEnd: number;
-  /** The longest side a frame may have, in device px; a larger one is a RangeError. */
-  maxSide?: number;
 }
 
 export interface Recorded {
@@ -87,11 +85,6 @@ export async function recordScroll(page: Page, request: RecordingRequest): Promi
     const planned = Math.max(0, height - viewport.height);
     const plan = planScroll(recording, { distance: planned, screen: viewport.height });
     const side = (css: number) => Math.round(css * request.scale);
-    const maxSide = request.maxSide ?? Infinity;
-    if (Math.max(side(viewport.width), side(viewport.height)) > maxSide) {
-      // The request's limits refuse such a viewport before any page is loaded.
-      throw new RangeError(`a frame side exceeds ${maxSide} device px`);
-    }
     // The screencast draws frames in CSS px whatever the device pixel ratio: at another scale
     // every frame is a screenshot (slower, but at the capture's resolution).
     const fromScreencast = request.scale === 1;
@@ -249,7 +242,7 @@ function screencastFrames(cdp: CDPSession): Screencast {
         waiter = null;
         data = matching(y, mark);
       }
-      return data ? Uint8Array.from(atob(data), (c) => c.charCodeAt(0)) : null;
+      return data ? Uint8Array.fromBase64(data) : null;
     },
     stop: () => cdp.off("Page.screencastFrame", onFrame),
   };

@@ -35,7 +35,7 @@ export interface OutputContext {
 
 /**
  * A PageFailure encoder_unavailable (503 naming it) unless ffmpeg and its encoder for `format`
- * are here; the route asks before the page is loaded, the render again before it records.
+ * are here, asked by the route before the page is loaded.
  */
 export async function requireVideoEncoder(
   encoders: VideoEncoders | undefined,
@@ -83,12 +83,14 @@ export async function takeOutput(
         // Frames at the viewport's pixel ratio: `scale`, or a named device's own.
         const scale = viewport?.deviceScaleFactor ?? 1;
         const side = (css: number | undefined) => Math.round((css ?? 0) * scale);
-        await requireVideoEncoder(context.videoEncoders, format);
-        const lookup = await context.videoEncoders!.encoderFor(format, {
-          fps: recording.fps,
-          width: side(viewport?.width),
-          height: side(viewport?.height),
-        });
+        // The route asked already; ffmpeg may have gone since, so the lookup says it again.
+        const lookup = context.videoEncoders
+          ? await context.videoEncoders.encoderFor(format, {
+            fps: recording.fps,
+            width: side(viewport?.width),
+            height: side(viewport?.height),
+          })
+          : { missing: "ffmpeg" as const };
         if ("missing" in lookup) {
           throw new PageFailure({ kind: "encoder_unavailable", missing: lookup.missing, format });
         }

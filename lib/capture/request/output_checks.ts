@@ -24,6 +24,13 @@ const KIND_NAMES: Record<Exclude<OutputKind, "image">, string> = {
   text: "the page's text",
 };
 
+/** The formats of each kind, as a refusal names them. */
+const KIND_FORMATS: Record<Exclude<OutputKind, "image">, string> = {
+  pdf: "pdf",
+  video: "mp4, webm or gif",
+  text: "markdown or html",
+};
+
 /** Image-only fields, with what each does that the other outputs have no use for. */
 const IMAGE_ONLY: readonly {
   field: keyof CaptureOptions;
@@ -54,7 +61,7 @@ export const OUTPUT_PAIRS: readonly ExclusivePair[] = [
   ...IMAGE_ONLY.flatMap(({ field, sent, kinds }) =>
     kinds.map((kind): ExclusivePair => ({
       fields: [field, "format"],
-      names: [field, `format "${kind === "video" ? "mp4, webm or gif" : kindFormats(kind)}"`],
+      names: [field, `format "${KIND_FORMATS[kind]}"`],
       sent: (f) => outputKind(f.format) === kind && sent(f),
       hint: `${WHAT_EACH_TAKES[kind]}: ${field} shapes an image only. Leave ${field} out ` +
         `for ${KIND_NAMES[kind]}, or ask for an image format.`,
@@ -80,10 +87,6 @@ export const OUTPUT_PAIRS: readonly ExclusivePair[] = [
       "of them.",
   },
 ];
-
-function kindFormats(kind: "pdf" | "text"): string {
-  return kind === "pdf" ? "pdf" : "markdown or html";
-}
 
 /**
  * 400 for a recording past its frame or pixel budget (at the viewport and scale it is shot at)
