@@ -11,7 +11,7 @@
 import { createSharpExporter, createWasmExporter } from "../lib/codecs/exporter.ts";
 import type { ImageExporter } from "../lib/codecs/exporter.ts";
 import { fitImage } from "../lib/codecs/fit.ts";
-import { CLIENT_IMAGE_LIMITS } from "../lib/mcp/call.ts";
+import { CLIENT_IMAGE_LIMITS } from "../lib/mcp/result_items.ts";
 import { encodeFixture, screenshotPixels } from "../testing/codecs.ts";
 import { median } from "./support/measure.ts";
 

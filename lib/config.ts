@@ -89,8 +89,36 @@ const ConfigSchema = z.object({
   ).transform((v) => v.replace(/\/$/, "")).optional(),
   ADBLOCK_LIST_URLS: urlList(DEFAULT_ADBLOCK_LISTS),
   ANNOYANCE_LIST_URLS: urlList(DEFAULT_ANNOYANCE_LISTS),
+  // Origins whose pages may call /mcp besides the service's own ("*" for any).
+  MCP_ALLOWED_ORIGINS: z.string().transform((v, ctx) => {
+    const origins = v.split(",").map((s) => s.trim()).filter(Boolean);
+    for (const origin of origins) {
+      if (origin !== "*" && !isOrigin(origin)) {
+        ctx.addIssue({
+          code: "custom",
+          message: `"${origin}" is not an origin (scheme://host[:port])`,
+        });
+      }
+    }
+    return origins;
+  }).default([]),
+  // What a model reads well in one image: the MCP capture tool's overview and tiles (per call too).
+  MCP_IMAGE_MAX_SIDE: integer(256, 8000).default(1568),
+  MCP_IMAGE_MAX_PIXELS: integer(65_536, 64_000_000).default(1_150_000),
+  // Tiles one capture_screenshot answer carries at most; the agent asks for the rest.
+  MCP_MAX_TILES: integer(1, 200).default(24),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
+
+/** Whether `value` is exactly an http(s) origin: no path, query or credentials. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return /^https?:$/.test(url.protocol) && url.origin === value.replace(/\/$/, "").toLowerCase();
+  } catch {
+    return false;
+  }
+}
 
 /** Every variable parseConfig reads (main.ts reads them one by one when env access is partial). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(ConfigSchema.shape);

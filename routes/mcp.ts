@@ -8,6 +8,7 @@ import { createRouter } from "../lib/http/router.ts";
 import { documentBuilder } from "../lib/discovery/openapi_document.ts";
 import { boundAnswers } from "../lib/mcp/answer_budget.ts";
 import { admitMessages } from "../lib/mcp/batch.ts";
+import { judgeHeaders } from "../lib/mcp/headers.ts";
 import { runTool } from "../lib/mcp/call.ts";
 import { createMcpServer } from "../lib/mcp/server.ts";
 import { SERVICE_TITLE } from "../lib/discovery/openapi_document.ts";
@@ -24,13 +25,26 @@ export function createMcpRouter(getApp: () => OpenAPIHono<AppEnv>) {
   const documentFor = documentBuilder(getApp);
   let tools: McpTool[] | undefined;
   return createRouter().post(MCP_PATH, async (c) => {
-    const { exporter, log } = c.var.deps;
+    const { exporter, log, config, captureLinks } = c.var.deps;
     const baseUrl = baseUrlOf(c);
+    // The request's own Host is no proof (a rebound name is the attacker's own origin): only
+    // PUBLIC_BASE_URL's origin is the service's.
+    const own = config.PUBLIC_BASE_URL ? [config.PUBLIC_BASE_URL] : [];
+    const refusal = judgeHeaders(
+      { origin: c.req.header("Origin"), protocolVersion: c.req.header("MCP-Protocol-Version") },
+      { own, allowed: config.MCP_ALLOWED_ORIGINS },
+    );
+    if (refusal) return c.json(refusal.body, refusal.status);
     // Routes are fixed once the app is built: the tools (from /openapi.json) are too.
     tools ??= mcpToolsOf(documentFor(baseUrl));
     const forwarded = c.req.header("X-Forwarded-For");
     const called: string[] = [];
-    const server = createMcpServer({ title: SERVICE_TITLE, tools }, (tool, args) => {
+    const viewDefaults = {
+      limits: { maxSide: config.MCP_IMAGE_MAX_SIDE, maxPixels: config.MCP_IMAGE_MAX_PIXELS },
+      maxTiles: config.MCP_MAX_TILES,
+    };
+    const service = { title: SERVICE_TITLE, tools, links: captureLinks };
+    const server = createMcpServer(service, (tool, args) => {
       called.push(tool.name);
       return runTool(tool, args, {
         // The client's connection info (c.env) goes along: the limiter sees the same client.
@@ -42,6 +56,8 @@ export function createMcpRouter(getApp: () => OpenAPIHono<AppEnv>) {
           ...(forwarded ? { "X-Forwarded-For": forwarded } : {}),
         },
         exporter,
+        links: captureLinks,
+        viewDefaults,
         log,
         requestId: c.var.requestId,
         signal: c.req.raw.signal,

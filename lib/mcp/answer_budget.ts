@@ -9,10 +9,11 @@ import { Buffer } from "node:buffer";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 
 /**
- * Most bytes of answers per POST: room for the largest single answer (an image at the clients'
- * 5 MiB base64 limit plus its text), not for a batch of them.
+ * Most bytes of answers per POST: room for the largest single answer (a capture's overview and
+ * tiles, at most MAX_VIEW_BASE64_BYTES, with their text; a kept capture read as a resource),
+ * not for a batch of them.
  */
-export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 
 // JSON-RPC's internal error: the request was fine, its answer is what cannot be sent.
 const INTERNAL_ERROR = -32603;

@@ -26,7 +26,7 @@ const PARSE_ERROR = -32700;
 
 /** A JSON-RPC error answer for the whole POST (id null: no one message is answered). */
 export interface McpRefusal {
-  status: 400;
+  status: 400 | 403;
   body: { jsonrpc: "2.0"; id: null; error: { code: number; message: string } };
 }
 
@@ -96,8 +96,10 @@ function batchlessRefusal(): Admission {
 }
 
 function refuse(code: number, message: string): Admission {
-  return {
-    ok: false,
-    refusal: { status: 400, body: { jsonrpc: "2.0", id: null, error: { code, message } } },
-  };
+  return { ok: false, refusal: refusalOf(400, code, message) };
+}
+
+/** The protocol's error for a whole POST, with its HTTP status. */
+export function refusalOf(status: 400 | 403, code: number, message: string): McpRefusal {
+  return { status, body: { jsonrpc: "2.0", id: null, error: { code, message } } };
 }

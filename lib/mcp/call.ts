@@ -4,47 +4,31 @@
  * apply as over HTTP), and the route's answer becomes the tool result. A failed call is a result
  * with `isError: true` whose text is the envelope, never a protocol error.
  */
-import { Buffer } from "node:buffer";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ApiError, ERROR_CODES, type ErrorCode, errorEnvelope, internalError } from "../errors.ts";
 import { invalidRequest } from "../errors.ts";
-import type { ImageExporter } from "../codecs/exporter.ts";
-import { fitImage, type FitLimits, type FittedImage } from "../codecs/fit.ts";
 import { readImageInfo, sniffKind } from "../codecs/image_info.ts";
-import { CONTENT_TYPES } from "../codecs/presets.ts";
 import { decodeBase64 } from "../http/base64.ts";
-import { OUTPUT_MEDIA_TYPES, type OutputFormat } from "../capture/request/output.ts";
 import { inProcessRequest } from "../http/in_process.ts";
 import { sliceStream } from "../http/request_bytes.ts";
 import { jsonBytes, LongString } from "../http/long_string.ts";
 import { type FormField, multipartBody } from "../http/multipart_body.ts";
-import type { Logger } from "../log.ts";
 import { METRICS } from "../telemetry/metrics.ts";
 import { outcomeOf, traced } from "../telemetry/trace.ts";
+import { captureResult } from "./capture_result.ts";
+import type { ToolCallContext } from "./context.ts";
+import {
+  fullImageResult,
+  jsonItem,
+  structured,
+  textItem,
+  withoutIconBytes,
+} from "./result_items.ts";
 import type { McpTool } from "./tools.ts";
+import { splitViewArguments } from "./view_arguments.ts";
 
-/**
- * The strictest image limits among common MCP clients: Anthropic's API refuses an image with a
- * side over 8000 px or more than 5 MB of base64; OpenAI's and Google's take more.
- */
-export const CLIENT_IMAGE_LIMITS: FitLimits = { maxSide: 8000, maxBase64Bytes: 5 * 1024 * 1024 };
-
-export interface ToolCallContext {
-  /** The app's own fetch, with the connection info of the client's request. */
-  fetch(request: Request): Response | Promise<Response>;
-  /** Origin the in-process requests go to: the client's request's, so links stay the same. */
-  origin: string;
-  /** Base URL for the links of an answer (PUBLIC_BASE_URL or the origin). */
-  baseUrl: string;
-  /** Headers of the client's request the operation must see (client IP chain, request id). */
-  headers: Record<string, string>;
-  exporter: ImageExporter;
-  log: Logger;
-  requestId: string;
-  /** Aborted when the client goes away; the operation is cancelled with it. */
-  signal: AbortSignal;
-}
+export type { ToolCallContext };
 
 /** A failed operation: its envelope as the route wrote it, kept whole for the tool result. */
 class OperationFailed extends ApiError {
@@ -75,11 +59,16 @@ async function callOperation(
   args: Record<string, unknown>,
   ctx: ToolCallContext,
 ): Promise<CallToolResult> {
-  const response = await ctx.fetch(await operationRequest(tool, args, ctx));
-  if (!response.ok) throw new OperationFailed(await envelopeOf(response));
-  const type = response.headers.get("content-type") ?? "";
-  if (type.startsWith("image/")) {
+  if (tool.kind === "capture") {
+    const { view, rest } = splitViewArguments(args, ctx.viewDefaults);
+    const respond = (args: Record<string, unknown>) => operationResponse(tool, args, ctx);
+    return await captureResult(tool, { view, args: rest, respond }, ctx);
+  }
+  const response = await operationResponse(tool, { ...args, ...tool.fixedArguments }, ctx);
+  if (tool.kind === "export") {
     const bytes = new Uint8Array(await response.arrayBuffer());
+    const type = response.headers.get("content-type") ?? "";
+    if (!type.startsWith("image/")) throw new Error(`operation answered ${type}, not an image`);
     const info = readImageInfo(sniffKind(bytes) ?? "png", bytes);
     const about = {
       contentType: type,
@@ -87,102 +76,26 @@ async function callOperation(
       width: info?.width,
       height: info?.height,
     };
-    return await imageResult(tool, bytes, about, ctx);
+    return await fullImageResult(tool, { bytes, about }, ctx);
   }
-  if (!tool.imageField) return { content: [{ type: "text", text: await response.text() }] };
-  const { [tool.imageField]: image, content, ...rest } = await response.json();
+  const body = await response.json();
+  if (tool.kind === "json") return structured(body, [jsonItem(body)]);
+  // read_page: the page's text, then what it is.
+  const { content, screenshot: _, ...rest } = body;
   const about = withoutIconBytes(rest);
-  // The page's text (format markdown or html): the text itself, then what it is.
-  if (typeof content === "string") return textResult(content, about);
-  if (typeof image !== "string") throw new Error(`operation answered without ${tool.imageField}`);
-  const mimeType = OUTPUT_MEDIA_TYPES[rest.format as OutputFormat];
-  // A PDF or a recording: an embedded resource, which clients save or show as a file.
-  if (rest.format === "gif" || (mimeType !== undefined && !mimeType.startsWith("image/"))) {
-    return documentResult({ blob: image, mimeType, about });
-  }
-  return await imageResult(tool, Buffer.from(image, "base64"), about, ctx, image);
+  return structured(about, [textItem(String(content)), jsonItem(about)]);
 }
 
-function textResult(text: string, about: Record<string, unknown>): CallToolResult {
-  return {
-    content: [{ type: "text", text }, { type: "text", text: JSON.stringify(about) }],
-  };
-}
-
-/** A capture that is a file rather than a picture, named by the page it was taken of. */
-function documentResult(
-  document: { blob: string; mimeType: string; about: Record<string, unknown> },
-): CallToolResult {
-  const { blob, mimeType, about } = document;
-  const uri = `shotline://capture/${encodeURIComponent(String(about.url))}.${about.format}`;
-  return {
-    content: [
-      { type: "resource", resource: { uri, mimeType, blob } },
-      { type: "text", text: JSON.stringify(about) },
-    ],
-  };
-}
-
-/**
- * The answer's text without the favicon's bytes: kilobytes of base64 a model reads as noise (an
- * editor drawing the icon calls the HTTP operation). Its URL stays.
- */
-function withoutIconBytes(about: Record<string, unknown>): Record<string, unknown> {
-  const page = about.page;
-  if (typeof page !== "object" || page === null || !("faviconData" in page)) return about;
-  const { faviconData: _, ...rest } = page as Record<string, unknown>;
-  return { ...about, page: rest };
-}
-
-/** The image item (scaled when clients could not take it) and the JSON text about it. */
-async function imageResult(
+/** The operation's answer to `args`; a failure is thrown with the route's envelope. */
+async function operationResponse(
   tool: McpTool,
-  bytes: Uint8Array,
-  about: Record<string, unknown>,
+  args: Record<string, unknown>,
   ctx: ToolCallContext,
-  /** `bytes` as base64 when the operation sent them so: sent on as they are if they fit. */
-  base64?: string,
-): Promise<CallToolResult> {
-  const kind = sniffKind(bytes);
-  if (!kind) throw new Error("the operation answered with something that is not an image");
-  const fitted = await fitImage(bytes, { limits: CLIENT_IMAGE_LIMITS, exporter: ctx.exporter });
-  const data = fitted
-    ? Buffer.from(fitted.bytes).toString("base64")
-    : base64 ?? Buffer.from(bytes).toString("base64");
-  const mimeType = fitted?.contentType ?? CONTENT_TYPES[kind];
-  const scaled = fitted ? scaledFacts(fitted) : undefined;
-  return {
-    content: [
-      { type: "image", data, mimeType },
-      { type: "text", text: JSON.stringify({ ...about, ...(scaled ? { scaled } : {}) }) },
-      ...(fitted ? [{ type: "text" as const, text: scaledNote(tool, bytes, fitted, ctx) }] : []),
-    ],
-  };
+): Promise<Response> {
+  const response = await ctx.fetch(await operationRequest(tool, args, ctx));
+  if (!response.ok) throw new OperationFailed(await envelopeOf(response));
+  return response;
 }
-
-function scaledFacts(fitted: FittedImage) {
-  const { width, height, contentType, bytes } = fitted;
-  return { width, height, contentType, bytes: bytes.length };
-}
-
-function scaledNote(
-  tool: McpTool,
-  original: Uint8Array,
-  fitted: FittedImage,
-  ctx: ToolCallContext,
-) {
-  const info = readImageInfo(sniffKind(original) ?? "png", original);
-  const size = info ? `${info.width}x${info.height}, ` : "";
-  const { maxSide, maxBase64Bytes } = CLIENT_IMAGE_LIMITS;
-  const how = tool.carrier === "multipart"
-    ? "as multipart/form-data with the image as a file"
-    : "with the same arguments as its JSON body";
-  return `Scaled down: the image is ${size}${original.length} bytes, more than MCP clients ` +
-    `take (${maxSide} px a side, ${maxBase64Bytes} bytes of base64), so it is sent at ` +
-    `${fitted.width}x${fitted.height} as ${fitted.format.toUpperCase()}. The full image: ` +
-    `${tool.method} ${ctx.baseUrl}${tool.path} ${how}.`;
-}
-
 /** The request to the tool's operation; a malformed argument is the operation's 400. */
 async function operationRequest(
   tool: McpTool,

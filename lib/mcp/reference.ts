@@ -16,9 +16,13 @@ export function mcpReferenceOf(document: OpenApiDocument, baseUrl: string): McpR
       "session), one JSON answer per POST; JSON-RPC batches only for clients before MCP " +
       "2025-06-18, at most 20 messages (past that, or under 2025-06-18 and later, -32600). " +
       "Each tool runs its " +
-      "HTTP operation with the same validation, limits and cache. A failed call is a result " +
-      "with `isError: true` whose text is the error envelope; a malformed JSON-RPC message " +
-      "gets the protocol's error.",
+      "HTTP operation with the same validation, limits and cache, and answers with structured " +
+      "content valid against its outputSchema. A long capture comes as an overview and " +
+      "full-resolution tiles within what models read sharply (1568 px, 1.15 MP), with a " +
+      "`resource_link` to the exact capture (resources/read, or GET /api/captures/{id}). A " +
+      "failed call is a result with `isError: true` whose text is the error envelope; a " +
+      "malformed JSON-RPC message gets the protocol's error. A browser page's Origin must be " +
+      "the service's own or listed in MCP_ALLOWED_ORIGINS (403 otherwise).",
     tools: mcpToolsOf(document).map((tool) => ({
       name: tool.name,
       title: tool.title,

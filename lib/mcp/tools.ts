@@ -10,6 +10,9 @@ import {
   resolveSchema,
   type SchemaObject,
 } from "../discovery/openapi_document.ts";
+import { fieldsUnusedBy } from "../capture/request/output_checks.ts";
+import { outputSchemaOf } from "./output_schemas.ts";
+import { viewArgumentSchemas } from "./view_arguments.ts";
 
 /** Path of the MCP endpoint. */
 export const MCP_PATH = "/mcp";
@@ -17,10 +20,18 @@ export const MCP_PATH = "/mcp";
 /** How a tool's arguments travel to its operation. */
 export type ArgumentCarrier = "json" | "multipart" | "path";
 
+/**
+ * What a tool does with its operation's answer: `capture` shows a capture (image view, file,
+ * text), `read` the page's text, `json` the JSON as it is, `export` the image the operation
+ * answered with.
+ */
+export type ToolKind = "capture" | "read" | "json" | "export";
+
 /** One tool, with the operation it runs. */
 export interface McpTool {
   name: string;
   title: string;
+  kind: ToolKind;
   /** How the tool answers over MCP (one line of prose with `code spans`). */
   answer: string;
   /** For the model: `answer`, then the operation's own summary and description. */
@@ -32,50 +43,85 @@ export interface McpTool {
   carrier: ArgumentCarrier;
   /** JSON Schema (2020-12) of the arguments: an object, with no $ref left. */
   inputSchema: SchemaObject & { type: "object" };
-  /** The JSON response field that holds the image as base64, when the answer carries one. */
-  imageField?: string;
+  /** JSON Schema of the result's structuredContent (also its JSON text item). */
+  outputSchema: SchemaObject & { type: "object" };
+  /** Arguments the tool always sends its operation (read_page's format). */
+  fixedArguments: Record<string, unknown>;
   /** MCP's behaviour hints: nothing here writes anything a client could see change. */
   annotations: { readOnlyHint: true; idempotentHint: boolean; openWorldHint: boolean };
 }
 
+interface ToolEntry {
+  name: string;
+  operationId: string;
+  title: string;
+  kind: ToolKind;
+  answer: string;
+  /** Operation fields the tool does not take (fixed or of no use to it). */
+  omitted?: readonly string[];
+  fixedArguments?: Record<string, unknown>;
+  annotations: McpTool["annotations"];
+}
+
+// A live page: the next render may differ; it reaches the open web.
+const LIVE_PAGE = { readOnlyHint: true, idempotentHint: false, openWorldHint: true } as const;
+
 /** The tools and what each says about its answer; the rest comes from the operation. */
-const TOOLS = [
+const TOOLS: readonly ToolEntry[] = [
   {
     name: "capture_screenshot",
     operationId: "captureScreenshot",
     title: "Capture a web page",
-    answer: "Answers with the capture as an image item and a text item holding the JSON of the " +
-      "HTTP operation without the image (url, cached, age, width, height, httpStatus, " +
-      "truncated...). An image too large for MCP clients is sent scaled down; the text says so " +
-      "and how to fetch the full one over HTTP. A PDF or a recording (format pdf, mp4, webm, " +
-      "gif) comes as an embedded resource item with its media type; markdown or html as a " +
-      "text item holding the page's text, then the JSON. Counts against the same per-IP limit " +
-      "as the HTTP operation.",
-    imageField: "screenshot",
-    // A live page: the next render may differ; it reaches the open web.
-    annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: true },
+    kind: "capture",
+    answer: "Answers with the JSON of the HTTP operation without the image (url, cached, " +
+      "width, height, httpStatus, truncated, and a `report` of what happened: timings, console " +
+      "errors, failed requests, and findings such as a bot check or a consent wall with a hint " +
+      "to retry), also as structured content. Then the image: itself when within `imageLimits` " +
+      "(1568 px, 1.15 MP by default); larger, an overview and full-resolution tiles in reading " +
+      "order, each after a text giving its position in the capture's pixels (`view`, `tile`, " +
+      "`region` choose others). Last, a `resource_link` to the exact capture, readable with " +
+      "resources/read or over HTTP without a session for a while. A PDF or a recording " +
+      "(format pdf, mp4, webm, gif) comes as an embedded resource item; markdown or html as a " +
+      "text item. Counts against the same per-IP limit as the HTTP operation.",
+    annotations: LIVE_PAGE,
+  },
+  {
+    name: "read_page",
+    operationId: "captureScreenshot",
+    title: "Read a web page as Markdown",
+    kind: "read",
+    answer: "Answers with the page's readable content as Markdown (the capture operation's " +
+      "format markdown: same device, colour scheme, cookies and headers, waits, scripts and " +
+      "blocking), then the JSON of the operation without it (url, cached, httpStatus, report), " +
+      "also as structured content. Counts against the same per-IP limit as a capture.",
+    omitted: ["format", ...fieldsUnusedBy("text")],
+    fixedArguments: { format: "markdown" },
+    annotations: LIVE_PAGE,
   },
   {
     name: "get_post",
     operationId: "getPost",
     title: "Resolve a social-network post",
-    answer: "Answers with the post payload ({ data }) as JSON text.",
+    kind: "json",
+    answer: "Answers with the post payload ({ data }) as JSON text and structured content.",
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   },
   {
     name: "export_image",
     operationId: "optimizeExportImage",
     title: "Recompress an image",
-    answer: "Pass the image as base64 in `image` (a data: URI prefix is accepted). Answers with " +
-      "the recompressed image as an image item and a text item with its type and sizes.",
+    kind: "export",
+    answer: "Pass the image as base64 in `image` (a data: URI is accepted). Answers with " +
+      "the recompressed image as an image item and a text item with its type and sizes (also " +
+      "as structured content).",
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
-] as const;
+];
 
-export type McpToolName = typeof TOOLS[number]["name"];
+export type McpToolName = "capture_screenshot" | "read_page" | "get_post" | "export_image";
 
 /** The tool names, in the order tools/list gives them. */
-export const MCP_TOOL_NAMES: readonly McpToolName[] = TOOLS.map((t) => t.name);
+export const MCP_TOOL_NAMES = TOOLS.map((t) => t.name) as readonly McpToolName[];
 
 /** The tools whose operation `document` has, in the order of TOOLS. */
 export function mcpToolsOf(document: OpenApiDocument): McpTool[] {
@@ -88,17 +134,34 @@ export function mcpToolsOf(document: OpenApiDocument): McpTool[] {
     return [{
       name: tool.name,
       title: tool.title,
+      kind: tool.kind,
       answer: tool.answer,
       description: `${tool.answer}\n\nIt runs \`${op.method} ${op.path}\`: ${intro}`,
       operationId: tool.operationId,
       method: op.method,
       path: op.path,
       carrier,
-      inputSchema,
+      inputSchema: argumentsOf(tool, inputSchema),
+      outputSchema: outputSchemaOf(tool.kind, answerSchemaOf(document, op.operation)),
+      fixedArguments: tool.fixedArguments ?? {},
       annotations: tool.annotations,
-      ...("imageField" in tool ? { imageField: tool.imageField } : {}),
     }];
   });
+}
+
+/** The operation's request schema, less what the tool omits, plus the capture's view. */
+function argumentsOf(tool: ToolEntry, schema: SchemaObject & { type: "object" }) {
+  const properties = { ...schema.properties };
+  for (const name of tool.omitted ?? []) delete properties[name];
+  if (tool.kind === "capture") Object.assign(properties, viewArgumentSchemas());
+  const required = schema.required?.filter((name) => name in properties);
+  return { ...schema, properties, ...(required ? { required } : {}) };
+}
+
+/** The JSON schema of the operation's 200 answer, inlined; undefined for a binary answer. */
+function answerSchemaOf(document: OpenApiDocument, operation: OperationObject) {
+  const json = operation.responses?.["200"]?.content?.["application/json"];
+  return json?.schema ? inline(document, json.schema) : undefined;
 }
 
 function inputOf(document: OpenApiDocument, operation: OperationObject) {
@@ -141,7 +204,7 @@ function asObject(schema: SchemaObject): SchemaObject & { type: "object" } {
  * JSON Schema's `examples`, so a client needs nothing but the tool entry. Deep copy: the cached
  * document is never changed.
  */
-function inline(document: OpenApiDocument, schema: SchemaObject, depth = 0): SchemaObject {
+export function inline(document: OpenApiDocument, schema: SchemaObject, depth = 0): SchemaObject {
   // Our schemas nest a few levels; a cycle would be a bug in a schema, not a reason to hang.
   if (depth > 16) throw new Error("schema nests too deeply to inline");
   const resolved = resolveSchema(document, schema);

@@ -36,6 +36,7 @@ Deno.test("capture_screenshot renders a loopback page in Chromium; the image ite
       width: 800,
       height: 600,
     });
+    // 800x600 is within what models read sharply: the capture itself, not tiles.
     const { mimeType, bytes } = imageOf(result);
     assert.equal(mimeType, "image/png");
     const image = decodePng(bytes);

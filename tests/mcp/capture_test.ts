@@ -15,11 +15,15 @@ import type { Capturer } from "../../lib/capture/types.ts";
 
 const PAGE = "https://example.com/";
 
-Deno.test("capture_screenshot answers with the PNG and the operation's JSON without the image", async () => {
+Deno.test("capture_screenshot (view full) answers with the PNG and the operation's JSON without the image", async () => {
   const t = await createCaptureApp();
   try {
     await using mcp = await mcpSession(t.app);
-    const result = await mcp.call("capture_screenshot", { url: PAGE, colorScheme: "dark" });
+    const result = await mcp.call("capture_screenshot", {
+      url: PAGE,
+      colorScheme: "dark",
+      view: "full",
+    });
     const { mimeType, bytes } = imageOf(result);
     assert.equal(mimeType, "image/png");
     assert.deepEqual(pngSize(bytes), { width: 1920, height: 1080 });
@@ -171,7 +175,11 @@ Deno.test("a capture taller than clients take comes back scaled, and the text sa
   const t = await createCaptureApp({ deps: { capture: tallCapturer() } });
   try {
     await using mcp = await mcpSession(t.app);
-    const result = await mcp.call("capture_screenshot", { url: PAGE, fullPage: true });
+    const result = await mcp.call("capture_screenshot", {
+      url: PAGE,
+      fullPage: true,
+      view: "full",
+    });
     const { mimeType, bytes } = imageOf(result);
     assert.equal(mimeType, "image/png");
     assert.deepEqual(pngSize(bytes), { width: 888, height: 8000 });

@@ -50,6 +50,13 @@ const IMAGE_ONLY: readonly {
   { field: "scale", sent: (f) => (f.scale ?? 1) !== 1, kinds: ["pdf", "text"] },
 ];
 
+/** The request fields an output kind has no use for: its image-only fields and the others' options. */
+export function fieldsUnusedBy(kind: Exclude<OutputKind, "image">): string[] {
+  const imageOnly = IMAGE_ONLY.filter((f) => f.kinds.includes(kind)).map((f) => f.field);
+  const others = { pdf: ["recording"], video: ["pdf"], text: ["pdf", "recording"] }[kind];
+  return [...imageOnly, ...others];
+}
+
 const WHAT_EACH_TAKES: Record<Exclude<OutputKind, "image">, string> = {
   pdf: "A PDF is the whole document, paginated or on one page (pdf.onePage), sized by pdf.scale",
   video: "A recording scrolls the whole page at the viewport's size",
