@@ -18,6 +18,7 @@ import { createRouter, METHOD_PROBE, notAllowedHere } from "./lib/http/router.ts
 import { accessLog, requestId, unreadableBody, utf8JsonBody } from "./lib/http/middleware.ts";
 import { requestTelemetry } from "./lib/http/request_telemetry.ts";
 import { createCacheAdminRouter } from "./routes/cache_admin.ts";
+import { createCapturesRouter } from "./routes/captures.ts";
 import { createDiscoveryRouter } from "./routes/discovery.ts";
 import { createEditorRouter } from "./routes/editor.ts";
 import { createExportRouter } from "./routes/export.ts";
@@ -69,6 +70,8 @@ export function createApp(deps: AppDeps) {
 
   // API operations first: the order here is the order of /openapi.json and /llms.txt.
   app.route("/", createScreenshotRouter());
+  // Not rate limited: it renders nothing, and what it serves is bounded by the link's bytes.
+  app.route("/", createCapturesRouter());
   app.route("/", createExportRouter());
   app.route("/", createPostRouter());
   app.route("/", createImageProxyRouter());

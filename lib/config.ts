@@ -39,6 +39,9 @@ const ConfigSchema = z.object({
   UPSTASH_REDIS_REST_URL: httpUrl.optional(),
   UPSTASH_REDIS_REST_TOKEN: z.string().min(1).optional(),
   CACHE_TTL_SECONDS: integer(1, 60 * 60 * 24 * 365).default(172800),
+  // How long the link to a capture an MCP tool answered works: at least a minute for an agent to
+  // follow it, at most a week, since anyone holding the link may read the capture until then.
+  CAPTURE_LINK_TTL_SECONDS: integer(60, 60 * 60 * 24 * 7).default(3600),
   RATE_LIMIT_PER_MINUTE: integer(1, 100_000).default(20),
   TRUST_PROXY_HOPS: integer(0, 32).default(0),
   CHROME_PATH: z.string().min(1).optional(),

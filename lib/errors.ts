@@ -31,9 +31,9 @@ interface ErrorReference {
 /** One entry per code: the source of the error reference in /docs and /llms-full.txt. */
 export const ERROR_REFERENCE: Record<ErrorCode, ErrorReference> = {
   invalid_request: {
-    statuses: [400, 413],
+    statuses: [400, 413, 416],
     meaning: "The request is malformed: wrong content type, unparseable body, missing field, " +
-      "or a body over the size limit.",
+      "a body over the size limit, or a Range past the end of the bytes.",
     hint: "Check the request against /openapi.json: content type, required fields and body size.",
   },
   invalid_url: {

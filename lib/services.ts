@@ -4,6 +4,7 @@
  * it; what a handler may use is declared by the HTTP layer (lib/http/app_env.ts).
  */
 import { captureCacheOf } from "./capture/service/cache.ts";
+import { captureLinksOf } from "./capture/links.ts";
 import { createScreenshotService } from "./capture/service/screenshots.ts";
 import { createPostCache } from "./posts/cache.ts";
 import { instrumentStore } from "./store/instrument.ts";
@@ -32,5 +33,6 @@ export function assembleServices(parts: AppParts): AppDeps {
   });
   const posts = createPostCache({ store, log });
   const operatorAuth = createOperatorAuth({ clock, log });
-  return { ...parts, store, captureCache, screenshots, posts, operatorAuth };
+  const captureLinks = captureLinksOf({ ...parts, store });
+  return { ...parts, store, captureCache, screenshots, posts, operatorAuth, captureLinks };
 }

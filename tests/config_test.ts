@@ -163,3 +163,19 @@ Deno.test("the egress proxy for remote browsers: host:port to listen on, and the
     });
   }
 });
+
+Deno.test("CAPTURE_LINK_TTL_SECONDS defaults to an hour, from a minute to a week", () => {
+  assert.equal(parseConfig({}).CAPTURE_LINK_TTL_SECONDS, 3600);
+  assert.equal(parseConfig({ CAPTURE_LINK_TTL_SECONDS: "60" }).CAPTURE_LINK_TTL_SECONDS, 60);
+  assert.equal(
+    parseConfig({ CAPTURE_LINK_TTL_SECONDS: "604800" }).CAPTURE_LINK_TTL_SECONDS,
+    604800,
+  );
+  for (const bad of ["59", "604801", "1.5", "soon"]) {
+    assert.throws(
+      () => parseConfig({ CAPTURE_LINK_TTL_SECONDS: bad }),
+      /CAPTURE_LINK_TTL_SECONDS=/,
+      bad,
+    );
+  }
+});

@@ -27,6 +27,8 @@ export function curlExample(document: OpenApiDocument, op: Operation, baseUrl: s
       parts.push(`-F ${name}=${value}`);
     }
     parts.push("-OJ"); // save under the Content-Disposition file name
+  } else if (operation.responses["200"]?.headers?.["Content-Disposition"]) {
+    parts.push("-OJ"); // bytes with a file name: saved under it, not printed to the terminal
   }
   parts.push(`'${url}'`);
   return parts.join(" ");

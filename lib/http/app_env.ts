@@ -1,4 +1,5 @@
 import type { CaptureCache } from "../capture/service/cache.ts";
+import type { CaptureLinks } from "../capture/links.ts";
 import type { ScreenshotService } from "../capture/service/screenshots.ts";
 import type { AdFilters } from "../capture/filter_lists.ts";
 import type { Capturer } from "../capture/types.ts";
@@ -45,6 +46,8 @@ export interface AppDeps extends AppParts {
   posts: PostCache;
   /** Bearer check of the operator endpoints, with per-IP throttling of failed attempts. */
   operatorAuth: OperatorAuth;
+  /** Captures an MCP tool answered, kept CAPTURE_LINK_TTL_SECONDS under unguessable links. */
+  captureLinks: CaptureLinks;
 }
 
 /** Hono environment shared by every router, so handlers see one typed context. */

@@ -31,7 +31,7 @@ export function splitErrorDescription(description: string): { when: string; code
   return { when: description.slice(0, match.index), codes: codes as ErrorCode[] };
 }
 
-type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 413 | 429 | 500 | 502 | 503;
+type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 413 | 416 | 429 | 500 | 502 | 503;
 
 /**
  * Documented error responses of one operation: each status with its meaning and the codes it

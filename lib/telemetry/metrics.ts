@@ -73,6 +73,11 @@ export function createMetrics() {
       help: "Body bytes streamed through GET /api/image-proxy",
       registers,
     }),
+    captureLinkBytes: new Counter({
+      name: "shotline_capture_link_bytes_total",
+      help: "Body bytes of kept captures served by GET /api/captures/{id}",
+      registers,
+    }),
     exportDuration: new Histogram({
       name: "shotline_export_duration_seconds",
       help: "POST /api/export processing time, by format, preset, codec path and outcome",

@@ -7,6 +7,7 @@ import { createTestApp } from "../../testing/app.ts";
 const SPEC_OPERATIONS: Record<string, [string, string]> = {
   captureScreenshot: ["post", "/api/screenshot"],
   captureScreenshotMethodProbe: ["get", "/api/screenshot"],
+  getKeptCapture: ["get", "/api/captures/{id}"],
   optimizeExportImage: ["post", "/api/export"],
   optimizeExportImageMethodProbe: ["get", "/api/export"],
   getPost: ["get", "/api/post/{id}"],

@@ -53,7 +53,7 @@ Deno.test("every operation of /openapi.json is in /llms.txt, /llms-full.txt and 
   const operations = Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op }))
   );
-  assert.equal(operations.length, 9);
+  assert.equal(operations.length, 10);
   for (const { path, method, op } of operations) {
     const id = op.operationId;
     assert.ok(llms.includes(`[${method} ${path}](http://localhost/docs#op-${id})`), id);

@@ -61,6 +61,7 @@ Deno.test("a missing or wrong bearer token gets 401; the right one the text expo
         "shotline_browser_starts_total",
         "shotline_egress_refusals_total",
         "shotline_media_proxy_bytes_total",
+        "shotline_capture_link_bytes_total",
         "shotline_export_duration_seconds",
         "shotline_rate_limit_rejections_total",
         "shotline_store_operation_duration_seconds",
