@@ -22,6 +22,8 @@ export interface KeptCapture {
   name: string;
   /** epoch ms */
   expiresAt: number;
+  /** What the answer that kept it said of the capture (its JSON without the bytes); {} if none. */
+  about: Record<string, unknown>;
 }
 
 /** What `keep` hands back: where the capture can be read, and what it is. */
@@ -43,7 +45,12 @@ export interface CaptureLinks {
    * TimeoutError) when the store fails: either way there is no link.
    */
   keep(
-    capture: { bytes: Uint8Array; mediaType: string; name: string },
+    capture: {
+      bytes: Uint8Array;
+      mediaType: string;
+      name: string;
+      about?: Record<string, unknown>;
+    },
     baseUrl: string,
   ): Promise<CaptureLink>;
   /**
@@ -54,10 +61,11 @@ export interface CaptureLinks {
 }
 
 /**
- * The same bound as the capture cache's (DEFAULT_MAX_CACHED_PNG_BYTES): a hostile page must not
- * fill the store with giant captures through MCP calls any more than through the cache.
+ * Three times the capture cache's bound (DEFAULT_MAX_CACHED_PNG_BYTES): a full page at the size
+ * cap of a dense site passes the cache's 8 MiB, and its link is what an agent needs most; a hostile
+ * page still cannot fill the store with giant captures through MCP calls.
  */
-export const MAX_KEPT_CAPTURE_BYTES = DEFAULT_MAX_CACHED_PNG_BYTES;
+export const MAX_KEPT_CAPTURE_BYTES = 3 * DEFAULT_MAX_CACHED_PNG_BYTES;
 
 /** Refusal of `keep` for a capture past MAX_KEPT_CAPTURE_BYTES: it gets no link. */
 export class CaptureTooLargeToKeep extends Error {
@@ -100,27 +108,35 @@ export function captureIdOf(uri: string): string | null {
   return URI_PATTERN.exec(uri)?.[1] ?? null;
 }
 
+/** The HTTP URL of the kept capture `id` for a service at `baseUrl`. */
+export function captureUrlOf(baseUrl: string, id: string): string {
+  return `${baseUrl.replace(/\/+$/, "")}/api/captures/${id}`;
+}
+
 /** The capture links of `store`, each kept `ttlMs` by `clock`. */
 export function createCaptureLinks(
   deps: { store: Store; clock: Clock; ttlMs: number; maxBytes?: number },
 ): CaptureLinks {
   const { store, clock, ttlMs, maxBytes = MAX_KEPT_CAPTURE_BYTES } = deps;
   return {
-    async keep({ bytes, mediaType, name }, baseUrl) {
+    async keep({ bytes, mediaType, name, about = {} }, baseUrl) {
       if (bytes.byteLength > maxBytes) throw new CaptureTooLargeToKeep(bytes.byteLength, maxBytes);
       if (!MEDIA_TYPE.test(mediaType)) throw new TypeError(`not a media type: ${mediaType}`);
       const id = newId();
       const kept = safeName(name);
       const expiresAt = clock.now() + ttlMs;
+      const meta = { mediaType, name: kept, expiresAt, about };
       await withTimeout(
-        store.setBlob(linkKey(id), { bytes, meta: { mediaType, name: kept, expiresAt } }, ttlMs),
-        CACHE_WRITE_TIMEOUT_MS,
+        store.setBlob(linkKey(id), { bytes, meta }, ttlMs),
+        // The cache's bound is for its own entries; a larger link gets time in proportion.
+        CACHE_WRITE_TIMEOUT_MS *
+          Math.max(1, Math.ceil(bytes.byteLength / DEFAULT_MAX_CACHED_PNG_BYTES)),
         "capture link write",
       );
       return {
         id,
         uri: CAPTURE_URI_TEMPLATE.replace("{id}", id),
-        url: `${baseUrl.replace(/\/+$/, "")}/api/captures/${id}`,
+        url: captureUrlOf(baseUrl, id),
         mediaType,
         name: kept,
         size: bytes.byteLength,
@@ -136,12 +152,19 @@ export function createCaptureLinks(
         "capture link read",
       );
       if (!blob) return null;
-      const { mediaType, name, expiresAt } = blob.meta;
+      const { mediaType, name, expiresAt, about } = blob.meta;
       // A record of another version of the service is unknown, not a crash.
       if (typeof mediaType !== "string" || !MEDIA_TYPE.test(mediaType)) return null;
       if (typeof name !== "string" || typeof expiresAt !== "number") return null;
       if (expiresAt <= clock.now()) return null;
-      return { bytes: blob.bytes, mediaType, name, expiresAt };
+      const said = typeof about === "object" && about !== null ? about : {};
+      return {
+        bytes: blob.bytes,
+        mediaType,
+        name,
+        expiresAt,
+        about: said as Record<string, unknown>,
+      };
     },
   };
 }

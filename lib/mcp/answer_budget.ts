@@ -13,7 +13,7 @@ import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.
  * tiles, at most MAX_VIEW_BASE64_BYTES, with their text; a kept capture read as a resource),
  * not for a batch of them.
  */
-export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+export const MAX_ANSWER_BYTES = 40 * 1024 * 1024;
 
 // JSON-RPC's internal error: the request was fine, its answer is what cannot be sent.
 const INTERNAL_ERROR = -32603;

@@ -35,7 +35,8 @@ export async function captureResult(
   ctx: ToolCallContext,
 ): Promise<CallToolResult> {
   const { view, args, respond } = call;
-  if (view.capture) return await keptCaptureResult(tool, view, ctx);
+  const { capture } = view;
+  if (capture) return await keptCaptureResult(tool, { ...view, capture }, ctx);
   const response = await respond(args);
   const { screenshot, content, ...rest } = await response.json();
   const about = withoutIconBytes(rest);
@@ -84,14 +85,10 @@ async function keptCaptureResult(
       hint: "Tiles and regions are of image captures: read the file with resources/read.",
     });
   }
-  const link = {
-    ...kept,
-    id: id!,
-    uri: view.capture,
-    url: urlOf(ctx, id!),
-    size: kept.bytes.length,
-  };
-  const shown = { bytes: kept.bytes, mimeType: kept.mediaType, about: kept.about, link };
+  const { bytes, mediaType, name, expiresAt, about } = kept;
+  const url = captureUrlOf(ctx.baseUrl, id!);
+  const link = { id: id!, uri: view.capture, url, mediaType, name, size: bytes.length, expiresAt };
+  const shown = { bytes, mimeType: mediaType, about, link };
   return await pictureResult(tool, shown, view, ctx, []);
 }
 

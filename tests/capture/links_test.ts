@@ -115,7 +115,7 @@ Deno.test("a capture past the cache's size bound gets no link", async () => {
     (error: unknown) =>
       error instanceof CaptureTooLargeToKeep && error.size === 101 && error.maxBytes === 100,
   );
-  assert.equal(MAX_KEPT_CAPTURE_BYTES, 8 * 1024 * 1024);
+  assert.equal(MAX_KEPT_CAPTURE_BYTES, 24 * 1024 * 1024);
 });
 
 Deno.test("names are made fit for a header; media types must be media types", async () => {
