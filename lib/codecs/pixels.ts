@@ -46,6 +46,12 @@ export function flattenOnWhite(data: Uint8Array): void {
   }
 }
 
+/** Whether any pixel of RGBA `data` is not fully opaque. */
+export function hasTransparency(data: Uint8Array): boolean {
+  for (let i = 3; i < data.length; i += 4) if (data[i] !== 255) return true;
+  return false;
+}
+
 /** RGB bytes from RGBA (alpha dropped), for inputs that cannot carry transparency. */
 export function rgbOf(data: Uint8Array): Uint8Array {
   const out = new Uint8Array((data.length / 4) * 3);
