@@ -3,9 +3,8 @@
  * (pixels.ts), write a quick PNG (zlib 1: the exporter encodes it again). Run in a Worker by
  * downscale_worker.ts, or on the calling thread where Workers cannot start.
  */
-import { downscalePixels, hasTransparency } from "./pixels.ts";
+import { downscalePixels, hasTransparency, losslessInput } from "./pixels.ts";
 import { encodePng } from "./png_encoder.ts";
-import { losslessInput } from "./png_wasm.ts";
 import type { ImageKind } from "./presets.ts";
 import { decodeWasm } from "./wasm.ts";
 

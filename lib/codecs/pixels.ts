@@ -1,6 +1,7 @@
 /** Pixel operations of the wasm path (RGBA, 8-bit): orientation, flattening, channels, scaling. */
 import { AreaScaler } from "./area_scaler.ts";
 import { swapsAxes } from "./exif.ts";
+import type { PngInput } from "./png_filters.ts";
 
 export interface Pixels {
   /** RGBA, 4 bytes per pixel, rows top to bottom. */
@@ -50,6 +51,12 @@ export function flattenOnWhite(data: Uint8Array): void {
 export function hasTransparency(data: Uint8Array): boolean {
   for (let i = 3; i < data.length; i += 4) if (data[i] !== 255) return true;
   return false;
+}
+
+/** The pixels a lossless PNG is written from: RGBA, or RGB when alpha is not kept. */
+export function losslessInput(pixels: Pixels, hasAlpha: boolean): PngInput {
+  const data = hasAlpha ? pixels.data : rgbOf(pixels.data);
+  return { data, width: pixels.width, height: pixels.height, channels: hasAlpha ? 4 : 3 };
 }
 
 /** RGB bytes from RGBA (alpha dropped), for inputs that cannot carry transparency. */
