@@ -3,9 +3,8 @@
  * (pixels.ts), write a quick PNG (zlib 1: the exporter encodes it again). Run in a Worker by
  * downscale_worker.ts, or on the calling thread where Workers cannot start.
  */
-import { downscalePixels } from "./pixels.ts";
+import { downscalePixels, hasTransparency, losslessInput } from "./pixels.ts";
 import { encodePng } from "./png_encoder.ts";
-import { losslessInput } from "./png_wasm.ts";
 import type { ImageKind } from "./presets.ts";
 import { decodeWasm } from "./wasm.ts";
 
@@ -22,9 +21,4 @@ export async function downscaleToPng(
 ): Promise<Uint8Array<ArrayBuffer>> {
   const pixels = downscalePixels(await decodeWasm(target.kind, input), target.width, target.height);
   return encodePng(losslessInput(pixels, hasTransparency(pixels.data)), 1);
-}
-
-function hasTransparency(rgba: Uint8Array): boolean {
-  for (let i = 3; i < rgba.length; i += 4) if (rgba[i] !== 255) return true;
-  return false;
 }

@@ -12,6 +12,7 @@ import type { ImageExporter } from "./exporter.ts";
 import { readImageInfo, sniffKind } from "./image_info.ts";
 import type { DownscaleTarget } from "./downscale.ts";
 import type { DownscaleReply, DownscaleRequest } from "./downscale_worker.ts";
+import { runInWorker } from "./one_shot_worker.ts";
 import { canStartWorkers } from "./worker_pool.ts";
 import { CONTENT_TYPES, type ExportFormat, type ImageKind, MAX_PIXELS } from "./presets.ts";
 import type { QualityPreset } from "./presets.ts";
@@ -134,22 +135,8 @@ async function inWorker(
   input: Uint8Array,
   target: DownscaleTarget,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const worker = new Worker(WORKER_URL.href, { type: "module" });
-  try {
-    const reply = new Promise<DownscaleReply>((resolve, reject) => {
-      worker.onmessage = (event: MessageEvent<DownscaleReply>) => resolve(event.data);
-      worker.onerror = (event) => {
-        event.preventDefault();
-        reject(new Error(`scale-down worker failed: ${event.message}`));
-      };
-    });
-    const copy = new Uint8Array(input);
-    const request: DownscaleRequest = { input: copy.buffer, ...target };
-    worker.postMessage(request, [copy.buffer]);
-    const answer = await reply;
-    if ("error" in answer) throw new Error(answer.error);
-    return new Uint8Array(answer.png);
-  } finally {
-    worker.terminate();
-  }
+  const copy = new Uint8Array(input);
+  const request: DownscaleRequest = { input: copy.buffer, ...target };
+  const answer = await runInWorker<DownscaleReply>(WORKER_URL, request, [copy.buffer]);
+  return new Uint8Array(answer.png);
 }

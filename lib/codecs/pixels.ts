@@ -1,5 +1,7 @@
 /** Pixel operations of the wasm path (RGBA, 8-bit): orientation, flattening, channels, scaling. */
+import { AreaScaler } from "./area_scaler.ts";
 import { swapsAxes } from "./exif.ts";
+import type { PngInput } from "./png_filters.ts";
 
 export interface Pixels {
   /** RGBA, 4 bytes per pixel, rows top to bottom. */
@@ -45,6 +47,18 @@ export function flattenOnWhite(data: Uint8Array): void {
   }
 }
 
+/** Whether any pixel of RGBA `data` is not fully opaque. */
+export function hasTransparency(data: Uint8Array): boolean {
+  for (let i = 3; i < data.length; i += 4) if (data[i] !== 255) return true;
+  return false;
+}
+
+/** The pixels a lossless PNG is written from: RGBA, or RGB when alpha is not kept. */
+export function losslessInput(pixels: Pixels, hasAlpha: boolean): PngInput {
+  const data = hasAlpha ? pixels.data : rgbOf(pixels.data);
+  return { data, width: pixels.width, height: pixels.height, channels: hasAlpha ? 4 : 3 };
+}
+
 /** RGB bytes from RGBA (alpha dropped), for inputs that cannot carry transparency. */
 export function rgbOf(data: Uint8Array): Uint8Array {
   const out = new Uint8Array((data.length / 4) * 3);
@@ -62,70 +76,12 @@ function words(data: Uint8Array): Uint32Array {
 }
 
 /**
- * Scales RGBA pixels down to `width` x `height` by area averaging (each output pixel is the
- * coverage-weighted mean of the source pixels under it, colours weighted by alpha so transparent
- * pixels do not darken edges). One output row of accumulators at a time: a 1920x16384 page
- * needs no second full-size buffer.
+ * Scales RGBA pixels down to `width` x `height` by area averaging (area_scaler.ts), one source
+ * row at a time: a 1920x16384 page needs no second full-size buffer.
  */
 export function downscalePixels(pixels: Pixels, width: number, height: number): Pixels {
   const { data, width: sw, height: sh } = pixels;
-  if (width > sw || height > sh || width < 1 || height < 1) {
-    throw new RangeError(`cannot scale ${sw}x${sh} down to ${width}x${height}`);
-  }
-  const columns = coverage(sw, width);
-  const out = new Uint8Array(width * height * 4);
-  const row = new Float64Array(width * 4);
-  const sum = new Float64Array(width * 4);
-  const yScale = sh / height;
-  for (let y = 0; y < height; y++) {
-    sum.fill(0);
-    const top = y * yScale;
-    const bottom = top + yScale;
-    for (let sy = Math.floor(top); sy < Math.min(sh, Math.ceil(bottom)); sy++) {
-      const wy = Math.min(bottom, sy + 1) - Math.max(top, sy);
-      if (wy <= 0) continue;
-      row.fill(0);
-      const base = sy * sw * 4;
-      for (let x = 0; x < width; x++) {
-        const { first, weights } = columns[x];
-        for (let k = 0; k < weights.length; k++) {
-          const i = base + (first + k) * 4;
-          const w = weights[k] * data[i + 3];
-          row[x * 4] += data[i] * w;
-          row[x * 4 + 1] += data[i + 1] * w;
-          row[x * 4 + 2] += data[i + 2] * w;
-          row[x * 4 + 3] += w;
-        }
-      }
-      for (let j = 0; j < row.length; j++) sum[j] += row[j] * wy;
-    }
-    // Source pixels under one output pixel; the alpha sum over it is at most 255 times that.
-    const area = (sw / width) * yScale;
-    for (let x = 0; x < width; x++) {
-      const o = (y * width + x) * 4;
-      const alphaWeight = sum[x * 4 + 3];
-      out[o + 3] = Math.round(alphaWeight / area);
-      if (alphaWeight === 0) continue;
-      out[o] = Math.round(sum[x * 4] / alphaWeight);
-      out[o + 1] = Math.round(sum[x * 4 + 1] / alphaWeight);
-      out[o + 2] = Math.round(sum[x * 4 + 2] / alphaWeight);
-    }
-  }
-  return { data: out, width, height };
-}
-
-/** For each output column, the first source column under it and each one's covered fraction. */
-function coverage(sourceSize: number, size: number) {
-  const scale = sourceSize / size;
-  return Array.from({ length: size }, (_, x) => {
-    const left = x * scale;
-    const right = left + scale;
-    const first = Math.floor(left);
-    const last = Math.min(sourceSize, Math.ceil(right));
-    const weights = new Float64Array(last - first);
-    for (let s = first; s < last; s++) {
-      weights[s - first] = Math.min(right, s + 1) - Math.max(left, s);
-    }
-    return { first, weights };
-  });
+  const scaler = new AreaScaler(pixels, width, height);
+  for (let sy = 0; sy < sh; sy++) scaler.push(data.subarray(sy * sw * 4, (sy + 1) * sw * 4));
+  return scaler.result();
 }

@@ -6,7 +6,6 @@
  */
 import { type DeflatedBand, encodeBands } from "./png_bands.ts";
 import { encodePng } from "./png_encoder.ts";
-import type { PngInput } from "./png_filters.ts";
 import {
   deflateIndexRows,
   joinPaletteBands,
@@ -14,19 +13,13 @@ import {
   type PaletteBandRequest,
   splitPaletteBands,
 } from "./palette_bands.ts";
-import { type Pixels, rgbOf } from "./pixels.ts";
+import { losslessInput, type Pixels } from "./pixels.ts";
 import type { PngSettings } from "./presets.ts";
 import { initQuantiser, quantise, remapRows } from "./quantise.ts";
 
 /** Instantiates libimagequant from its compiled module (never a file or URL). */
 export function initPngCodecs(): Promise<unknown> {
   return initQuantiser();
-}
-
-/** The pixels a lossless PNG is written from: RGBA, or RGB when alpha is not kept. */
-export function losslessInput(pixels: Pixels, hasAlpha: boolean): PngInput {
-  const data = hasAlpha ? pixels.data : rgbOf(pixels.data);
-  return { data, width: pixels.width, height: pixels.height, channels: hasAlpha ? 4 : 3 };
 }
 
 /** Encodes upright RGBA pixels as PNG in a preset's mode; alpha is written only when kept. */

@@ -71,7 +71,6 @@ export async function exportWithSharp(
   sharp: Sharp,
   { input, plan, encodeLossless }: SharpExport,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const settings = settingsOf(plan);
   // Defence in depth: the header check already refused larger images.
   const options = { limitInputPixels: MAX_PIXELS, animated: false };
   let image = plan.cmyk && !(await sharp(input, options).metadata()).hasProfile
@@ -89,9 +88,19 @@ export async function exportWithSharp(
     if (!plan.hasAlpha) image = image.removeAlpha();
     // libpng writes the pixel density (pHYs); outputs carry nothing but pixels and the profile.
     return withoutPngChunks(await encodePng(image, plan, encodeLossless), ["pHYs"]);
-  } else if (plan.format === "jpeg") {
+  }
+  return bytesOf(await lossy(image, plan).toBuffer());
+}
+
+/** JPEG (flattened onto white) or WebP at the plan's settings, as every export writes them. */
+export function lossy(
+  image: SharpImage,
+  plan: Pick<ExportPlan, "format" | "preset" | "quality" | "fast">,
+): SharpImage {
+  const settings = settingsOf(plan);
+  if (plan.format === "jpeg") {
     // `fast`: libjpeg-turbo's sequential JPEG, as browsers write; else MozJPEG's smaller one.
-    image = image.flatten({ background: "#ffffff" }).jpeg({
+    return image.flatten({ background: "#ffffff" }).jpeg({
       quality: settings.jpeg.quality,
       progressive: !plan.fast,
       optimiseCoding: true,
@@ -99,16 +108,14 @@ export async function exportWithSharp(
       chromaSubsampling: settings.jpeg.chromaSubsample === 1 ? "4:4:4" : "4:2:0",
       force: true,
     });
-  } else {
-    image = image.webp({
-      quality: settings.webpQuality,
-      effort: WEBP_METHOD,
-      alphaQuality: 100,
-      smartSubsample: false,
-      force: true,
-    });
   }
-  return bytesOf(await image.toBuffer());
+  return image.webp({
+    quality: settings.webpQuality,
+    effort: WEBP_METHOD,
+    alphaQuality: 100,
+    smartSubsample: false,
+    force: true,
+  });
 }
 
 async function encodePng(

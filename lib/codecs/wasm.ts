@@ -13,15 +13,9 @@ import { initCms, toSrgb } from "./cms.ts";
 import { CodecError } from "./errors.ts";
 import { embedIcc, iccColourSpace, readIcc } from "./icc.ts";
 import { readImageInfo } from "./image_info.ts";
-import { flattenOnWhite, orientPixels, type Pixels } from "./pixels.ts";
+import { flattenOnWhite, losslessInput, orientPixels, type Pixels } from "./pixels.ts";
 import type { PngInput } from "./png_filters.ts";
-import {
-  encodePngPreset,
-  initPngCodecs,
-  losslessInput,
-  type Quantised,
-  quantisePng,
-} from "./png_wasm.ts";
+import { encodePngPreset, initPngCodecs, type Quantised, quantisePng } from "./png_wasm.ts";
 import { type ExportPlan, type ImageKind, PRESETS, settingsOf, WEBP_METHOD } from "./presets.ts";
 import * as modules from "./wasm_modules.js";
 
