@@ -10,7 +10,7 @@ import { invalidRequest, notFound } from "../errors.ts";
 import { readImageInfo, sniffKind } from "../codecs/image_info.ts";
 import { OUTPUT_MEDIA_TYPES, type OutputFormat } from "../capture/request/output.ts";
 import { fieldsUnusedBy } from "../capture/request/output_checks.ts";
-import { captureIdOf, type CaptureLink } from "../capture/links.ts";
+import { captureIdOf, type CaptureLink, captureUrlOf } from "../capture/links.ts";
 import type { ToolCallContext } from "./context.ts";
 import {
   findingsItems,

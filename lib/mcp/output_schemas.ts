@@ -98,7 +98,8 @@ export function outputSchemaOf(kind: ToolKind, answer: SchemaObject | undefined)
   const page = properties.page;
   if (page?.properties) {
     const { faviconData: _, ...rest } = page.properties;
-    properties.page = { ...page, properties: rest };
+    const required = page.required?.filter((name) => name !== "faviconData");
+    properties.page = { ...page, properties: rest, ...(required ? { required } : {}) };
   }
   if (kind === "capture") Object.assign(properties, { scaled: SCALED, view: VIEW, link: LINK });
   const required = answer.required?.filter((name) => name in properties);

@@ -32,7 +32,7 @@ Deno.test("each tool call is an mcp.tool span under POST /mcp, with its operatio
     try {
       const shot = await client.callTool({
         name: "capture_screenshot",
-        arguments: { url: pages.origin },
+        arguments: { url: pages.origin, view: "full" },
       });
       imageOf(shot as Parameters<typeof imageOf>[0]);
       const refused = await client.callTool({ name: "get_post", arguments: { id: "abc" } });

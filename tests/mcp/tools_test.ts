@@ -9,6 +9,7 @@ import addFormats from "ajv-formats";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { ScreenshotRequestSchema } from "../../routes/screenshot_schemas.ts";
+import { VIEW_ARGUMENT_NAMES } from "../../lib/mcp/view_arguments.ts";
 import { EXPORT_FORMATS, QUALITY_PRESETS } from "../../lib/codecs/presets.ts";
 import { createCaptureApp } from "../../testing/capture_app.ts";
 import { assertEnvelope } from "../../testing/envelope.ts";
@@ -28,21 +29,26 @@ function rpc(base: string, body: string) {
   });
 }
 
-Deno.test("tools/list gives the three tools; capture_screenshot takes the capture operation's request schema", async () => {
+Deno.test("tools/list gives the four tools; capture_screenshot takes the capture operation's request schema and the view", async () => {
   const t = await createCaptureApp();
   try {
     await using mcp = await mcpSession(t.app);
     const { tools } = await mcp.client.listTools();
     assert.deepEqual(tools.map((tool) => tool.name), [
       "capture_screenshot",
+      "read_page",
       "get_post",
       "export_image",
     ]);
-    const [capture, post, exporter] = tools.map((tool) => tool.inputSchema as Schema);
+    const [capture, , post, exporter] = tools.map((tool) => tool.inputSchema as Schema);
 
-    // The same fields, required ones and constraints as the zod schema that validates the route.
+    // The same fields, required ones and constraints as the zod schema that validates the route,
+    // then the view's own arguments.
     const zodSchema = z.toJSONSchema(ScreenshotRequestSchema, { io: "input" }) as Schema;
-    assert.deepEqual(Object.keys(capture.properties!), Object.keys(zodSchema.properties!));
+    assert.deepEqual(Object.keys(capture.properties!), [
+      ...Object.keys(zodSchema.properties!),
+      ...VIEW_ARGUMENT_NAMES,
+    ]);
     assert.deepEqual(capture.required, zodSchema.required);
     for (const [name, field] of Object.entries(zodSchema.properties!)) {
       for (const keyword of ["enum", "default", "minimum", "maximum", "maxLength", "maxItems"]) {
@@ -137,7 +143,7 @@ Deno.test("a batch gets one answer per request, with no session to keep", async 
     assert.equal(res.headers.get("mcp-session-id"), null, "stateless: no session");
     const answers = await res.json();
     assert.deepEqual(answers.map((a: { id: number }) => a.id), [1, 2]);
-    assert.equal(answers[0].result.tools.length, 3);
+    assert.equal(answers[0].result.tools.length, 4);
     assert.equal(answers[1].result.isError, true);
     assert.equal(JSON.parse(answers[1].result.content[0].text).code, "invalid_url");
   } finally {
