@@ -1,7 +1,8 @@
 /**
  * `deno run -A scripts/mcp_inspector.ts [base URL]`: the MCP Inspector's CLI
  * (npm:@modelcontextprotocol/inspector-cli, a client nobody here wrote, run with node) against
- * /mcp: lists the tools and calls each one, printing every command and its answer (long strings
+ * /mcp: lists the tools and calls each one (a long page as tiles too), lists the resource
+ * templates, printing every command and its answer (long strings
  * such as base64 images cut short). Without a base URL it starts main.ts on 127.0.0.1 with
  * ALLOW_PRIVATE_NETWORK=true (the capture is of the service's own /docs page, so nothing leaves
  * the machine), KV_PATH=:memory: and filter lists on a closed loopback port, and stops it at the
@@ -86,6 +87,19 @@ async function main() {
         "width=800",
         "height=600",
       ],
+      // A long page: the overview and its tiles, then the link to the whole capture.
+      [
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "capture_screenshot",
+        "--tool-arg",
+        `url=${base}/docs`,
+        "fullPage=true",
+        "maxTiles=3",
+      ],
+      ["--method", "tools/call", "--tool-name", "read_page", "--tool-arg", `url=${base}/docs`],
+      ["--method", "resources/templates/list"],
       ["--method", "tools/call", "--tool-name", "capture_screenshot", "--tool-arg", "url=ftp://x"],
       ["--method", "tools/call", "--tool-name", "get_post", "--tool-arg", "id=not-a-number"],
       [
