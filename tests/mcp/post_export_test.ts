@@ -29,13 +29,16 @@ async function postSetup() {
   };
 }
 
-Deno.test("get_post answers with the post payload of GET /api/post/{id} as JSON text", async () => {
+Deno.test("get_post answers with the post payload of GET /api/post/{id} as JSON text and structured content", async () => {
   await using s = await postSetup();
   await using mcp = await mcpSession(s.t.app);
+  // Listed first, the SDK's client checks the structured content against the outputSchema.
+  await mcp.client.listTools();
   const result = await mcp.call("get_post", { id: "020" });
   assert.notEqual(result.isError, true, textsOf(result).join());
   assert.deepEqual(result.content.map((item) => item.type), ["text"]);
   assert.deepEqual(JSON.parse(textsOf(result)[0]), { data: POST });
+  assert.deepEqual(result.structuredContent, { data: POST });
   assert.equal(s.upstream.seen.length, 1);
   assert.equal(s.upstream.seen[0].url.searchParams.get("id"), "20", "leading zeros dropped");
 });
@@ -59,6 +62,7 @@ Deno.test("get_post refusals are isError results: unknown post, bad id, no id", 
 Deno.test("export_image recompresses a base64 image and answers with it as an image item", async () => {
   await using s = await postSetup();
   await using mcp = await mcpSession(s.t.app);
+  await mcp.client.listTools();
   const png = await encodeFixture(screenshotPixels(320, 200), "png");
   const result = await mcp.call("export_image", {
     image: `data:image/png;base64,${Buffer.from(png).toString("base64")}`,
@@ -77,6 +81,7 @@ Deno.test("export_image recompresses a base64 image and answers with it as an im
     width: 320,
     height: 200,
   });
+  assert.deepEqual(result.structuredContent, about);
   const line = s.t.log.lines.find((l) => l.path === "/api/export");
   assert.deepEqual([line?.via, line?.tool, line?.inputBytes], ["mcp", "export_image", png.length]);
 });
