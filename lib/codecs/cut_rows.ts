@@ -48,6 +48,8 @@ export async function cutRows(job: CutJob): Promise<Uint8Array<ArrayBuffer>[]> {
       encoded[cut.index] = await encode({ channels: 4, ...image }, job);
     }
     y++;
+    // Rows below the last piece need not even be inflated.
+    if (next === order.length && open.size === 0) break;
   }
   if (next < order.length || open.size) throw new RangeError("a piece lies outside the image");
   return encoded;

@@ -68,9 +68,10 @@ export const WEBP_METHOD = 4;
 
 /**
  * Lossless PNG of the tiles cut for a model (tiles.ts), sent once and never stored: no row filter
- * and zlib 6. On a 1280x20846 documentation page cut into 23 tiles that was both the fastest and
- * the smallest of the settings tried (0.17 s, 2.2 MB; libpng's adaptive filters took 1.0 s for
- * 2.5 MB, zlib 1 without filter 3.2 MB): screenshot text repeats, which prediction breaks up.
+ * and zlib 6. On a 1280x20846 documentation page cut into 23 bands of 906 rows that was both the
+ * fastest and the smallest of the settings tried (0.17 s, 2.2 MB; libpng's adaptive filters took
+ * 1.0 s for 2.5 MB, zlib 1 without filter 3.2 MB): screenshot text repeats, which prediction
+ * breaks up.
  */
 export const TILE_PNG = { filter: "none", level: 6 } as const;
 

@@ -108,7 +108,10 @@ export function fitSize(
     Math.sqrt(limits.maxPixels / (width * height)),
   );
   if (factor === 1) return { width, height };
-  return {
+  // The epsilon keeps a side the limit names exactly (20000 x 1568 / 20000) from rounding below.
+  const scaled = (side: number) => Math.max(1, Math.floor(side * factor + 1e-9));
+  const fitted = { width: scaled(width), height: scaled(height) };
+  return withinLimits(fitted, limits) ? fitted : {
     width: Math.max(1, Math.floor(width * factor)),
     height: Math.max(1, Math.floor(height * factor)),
   };

@@ -123,6 +123,16 @@ Deno.test("fitSize scales down to the side and pixel limits, never up, keeping t
     width: 1,
     height: 1568,
   });
+  const side = fc.integer({ min: 1, max: 40_000 });
+  fc.assert(
+    fc.property(side, side, fc.integer({ min: 1, max: 5000 }), (width, height, maxSide) => {
+      const limits = { maxSide, maxPixels: maxSide * 700 };
+      const fitted = fitSize({ width, height }, limits);
+      assert.ok(withinLimits(fitted, limits), `${width}x${height} -> ${JSON.stringify(fitted)}`);
+      assert.ok(fitted.width <= width && fitted.height <= height);
+      if (withinLimits({ width, height }, limits)) assert.deepEqual(fitted, { width, height });
+    }),
+  );
 });
 
 const sharpLoaded = await loadSharp();
