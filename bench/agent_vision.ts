@@ -36,7 +36,7 @@ import {
   planTiles,
   type Rect,
 } from "../lib/codecs/tiles.ts";
-import { CLIENT_IMAGE_LIMITS } from "../lib/mcp/call.ts";
+import { CLIENT_IMAGE_LIMITS } from "../lib/mcp/result_items.ts";
 import { startService } from "./load/service.ts";
 import { CORPUS_DIR, installCorpus } from "./real_sites/install.ts";
 import { serveCorpus } from "./real_sites/serve.ts";
@@ -141,7 +141,7 @@ interface OcrWord {
 function ocr(image: Uint8Array): Promise<OcrWord[]> {
   return slot(async () => {
     const child = new Deno.Command("tesseract", {
-      args: ["stdin", "stdout", "-l", "eng", "tsv"],
+      args: ["stdin", "stdout", "-l", "eng", ...(Deno.env.get("OCR_LOCAL") ? ["-c", "thresholding_method=2"] : []), "tsv"],
       env: { OMP_THREAD_LIMIT: "1" },
       stdin: "piped",
       stdout: "piped",
