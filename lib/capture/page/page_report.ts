@@ -9,6 +9,7 @@ import type { ConsoleMessage, HTTPRequest, HTTPResponse, Page } from "puppeteer-
 import { EGRESS_MARKER_HEADER, type EgressRefusal, type RefusalLog } from "../../egress/types.ts";
 import { unbracket } from "../../egress/address.ts";
 import {
+  BLOCK_REASONS,
   type BlockReason,
   type CaptureReport,
   clipText,
@@ -29,6 +30,9 @@ export type RenderStep = "navigation" | "settle" | "shot";
 const CANCELLED = "net::ERR_ABORTED";
 // An interception's abort("blockedbyclient"), as Chromium words it (".Inspector" appended).
 const BLOCKED_BY_CLIENT = "net::ERR_BLOCKED_BY_CLIENT";
+// Failed requests kept one by one for the end's attribution; past them (a page failing requests
+// in a loop) only their reasons are counted, so the report's memory stays bounded.
+const KEPT_REQUESTS = 1_000;
 
 interface Sources {
   /** The boundary's refusals of this capture (proxy session or request guard). */
@@ -58,6 +62,11 @@ export function startPageReport(page: Page, sources: Sources) {
   const consoleFirst: CaptureReport["console"]["first"] = [];
   const counts = { errors: 0, exceptions: 0 };
   const requests: FailedRequest[] = [];
+  const overflow = new Map<string, number>();
+  const note = (request: FailedRequest) => {
+    if (requests.length < KEPT_REQUESTS) requests.push(request);
+    else overflow.set(request.reason, (overflow.get(request.reason) ?? 0) + 1);
+  };
   let signals: FindingSignals | null = null;
 
   const noteConsole = (kind: "error" | "exception", text: string) => {
@@ -80,7 +89,7 @@ export function startPageReport(page: Page, sources: Sources) {
     const error = request.failure()?.errorText ?? "failed";
     if (error === CANCELLED || isDocumentOf(page, request) || isFavicon(request)) return;
     const by = error.startsWith(BLOCKED_BY_CLIENT) ? sources.blockedBy?.(request) : undefined;
-    requests.push({
+    note({
       url: request.url(),
       reason: by ?? error,
       blocked: by !== undefined,
@@ -93,7 +102,7 @@ export function startPageReport(page: Page, sources: Sources) {
     // An answer the egress proxy wrote itself (puppeteer lower-cases names) is not the
     // target's status: what the proxy ran into is read from its refusals at the end.
     const proxied = Boolean(response.headers()[EGRESS_MARKER_HEADER.toLowerCase()]);
-    requests.push({
+    note({
       url: request.url(),
       reason: proxied ? "net::ERR_FAILED" : `http_${response.status()}`,
       blocked: false,
@@ -126,8 +135,6 @@ export function startPageReport(page: Page, sources: Sources) {
     async readSignals(): Promise<void> {
       signals = await readFindingSignals(page);
     },
-    /** The signals read, for benches. */
-    signals: () => signals,
     /** The report of the render, once its shot is taken. */
     finish(facts: { status: number | null; requestedUrl: string }): CaptureReport {
       const end = performance.now();
@@ -144,7 +151,7 @@ export function startPageReport(page: Page, sources: Sources) {
         },
         target: { status: facts.status, finalUrl },
         console: { ...counts, first: consoleFirst },
-        requests: requestsOf(requests, sources.refusals),
+        requests: requestsOf(requests, { refusals: sources.refusals, overflow }),
         waits: [...waits],
         findings: decideFindings(signals, { ...facts, finalUrl }),
       };
@@ -163,12 +170,20 @@ export function startPageReport(page: Page, sources: Sources) {
  * boundary's own reason: a forbidden address is its block; a failed lookup or connection is
  * named as Chromium names it when it connects itself (the proxy hides it behind its answer).
  */
-function requestsOf(all: FailedRequest[], refusals: RefusalLog): CaptureReport["requests"] {
+function requestsOf(
+  all: FailedRequest[],
+  more: { refusals: RefusalLog; overflow: Map<string, number> },
+): CaptureReport["requests"] {
   const refused = new Map<string, EgressRefusal>();
-  for (const r of refusals.refusals) refused.set(`${unbracket(r.host)}:${r.port}`, r);
+  for (const r of more.refusals.refusals) refused.set(`${unbracket(r.host)}:${r.port}`, r);
   const byReason: Record<string, number> = {};
   const first: CaptureReport["requests"]["first"] = [];
   let failed = 0, blocked = 0;
+  for (const [reason, count] of more.overflow) {
+    byReason[reason] = count;
+    if ((BLOCK_REASONS as readonly string[]).includes(reason)) blocked += count;
+    else failed += count;
+  }
   for (const request of all) {
     const refusal = request.blocked ? undefined : refused.get(request.destination);
     const reason = refusal ? refusalReason(refusal) : request.reason;
