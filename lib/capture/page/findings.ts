@@ -27,6 +27,8 @@ export interface FindingSignals {
   media: number;
   /** Share (0 to 1) of a 5x5 grid of viewport points whose top element sits in a fixed layer. */
   coveredShare: number;
+  /** Share of those points painted by a box of its own (a colour or image unlike the page's). */
+  paintedShare: number;
   /** The text of those fixed layers, lower-cased, cut. */
   coverText: string;
   /** A known consent platform's root that is visible, its viewport share and text. */
@@ -82,16 +84,23 @@ export const FINDING_SIGNALS_SCRIPT = `() => {
   for (const el of [document.documentElement, body]) {
     if (el && getComputedStyle(el).backgroundImage !== "none") media++;
   }
+  // A box's own paint: a background image, or a colour that is not transparent.
+  const paintOf = (s) => s.backgroundImage !== "none" ? "image"
+    : /^transparent$|rgba\([^)]*,\s*0\)$/.test(s.backgroundColor) ? null : s.backgroundColor;
+  const base = (body && paintOf(getComputedStyle(body))) ||
+    paintOf(getComputedStyle(document.documentElement)) || "none";
   const layers = new Set();
-  let covered = 0;
+  let covered = 0, painted = 0;
   for (let y = 0.1; y < 1; y += 0.2) {
     for (let x = 0.1; x < 1; x += 0.2) {
-      let el = document.elementFromPoint(vw * x, vh * y), layer = null;
+      let el = document.elementFromPoint(vw * x, vh * y), layer = null, paint = null;
       for (; el && el !== document.documentElement; el = el.parentElement) {
-        const position = getComputedStyle(el).position;
-        if (position === "fixed" || position === "sticky") layer = el;
+        const s = getComputedStyle(el);
+        if (s.position === "fixed" || s.position === "sticky") layer = el;
+        if (paint === null && el !== body) paint = paintOf(s);
       }
       if (layer) { covered++; layers.add(layer); }
+      if (paint !== null && paint !== base) painted++;
     }
   }
   const coverText = [...layers].map((el) => el.innerText || "").join(" ")
@@ -132,6 +141,7 @@ export const FINDING_SIGNALS_SCRIPT = `() => {
     challengeMarkers,
     media,
     coveredShare: covered / 25,
+    paintedShare: painted / 25,
     coverText,
     consentRoot,
     scrollLocked: Boolean(locked(document.documentElement) || locked(body)),
@@ -162,6 +172,8 @@ const BLANK_CHARS = 20;
 const LOCKED_SHARE = 0.2;
 /** A page this short around a captcha widget is the widget's page. */
 const WIDGET_PAGE_CHARS = 500;
+/** Coloured boxes over this share of the viewport are a picture of their own, not a blank. */
+const PAINTED_SHARE = 0.2;
 /** A layer covering this share of the viewport is a wall, not a banner. */
 const WALL_SHARE = 0.4;
 
@@ -277,12 +289,12 @@ function loginWallOf(s: FindingSignals | null, facts: FindingFacts): Finding | n
 }
 
 function blankOf(s: FindingSignals): Finding | null {
-  if (s.textLength >= BLANK_CHARS || s.media > 0) return null;
+  if (s.textLength >= BLANK_CHARS || s.media > 0 || s.paintedShare >= PAINTED_SHARE) return null;
   return {
     kind: "blank",
     hint: "Nothing readable was on the page when it was shot: retry with a bigger delayMs, or " +
       "waitForSelector naming the content.",
-    evidence: `${s.textLength} characters of text, no images`,
+    evidence: `${s.textLength} characters of text, no images or coloured boxes`,
   };
 }
 

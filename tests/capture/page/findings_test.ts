@@ -19,6 +19,7 @@ const ARTICLE: FindingSignals = {
   challengeMarkers: [],
   media: 1,
   coveredShare: 0,
+  paintedShare: 0,
   coverText: "",
   consentRoot: null,
   scrollLocked: false,
@@ -172,6 +173,12 @@ const CASES: [string, Partial<FindingSignals> | null, Partial<FindingFacts>, str
   ],
   ["an empty app shell", { textLength: 0, text: "", media: 0, title: "" }, {}, ["blank"]],
   ["a picture and no text", { textLength: 0, text: "", media: 1 }, {}, []],
+  [
+    "coloured sections and a heading",
+    { textLength: 17, text: "wow.js load moar!!", media: 0, paintedShare: 0.6 },
+    {},
+    [],
+  ],
   [
     "a 404 with a short text",
     {
