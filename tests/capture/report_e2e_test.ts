@@ -2,12 +2,14 @@
  * The capture report on the real app and a real Chromium: each finding fixture reports exactly
  * its findings (and ordinary pages none), the noisy page's console and requests are counted and
  * attributed (a 404, a refused port, the boundary, the caller's blocking), a cached answer gives
- * its render's report, and the report's schema is in /openapi.json.
+ * its render's report, and the report's schema is in /openapi.json; the remote backend reports
+ * the same.
  */
 import assert from "node:assert/strict";
 import { servePages } from "../../testing/capture_fixtures.ts";
 import { captureHarness } from "../../testing/capture_harness.ts";
 import { closedPort, FINDING_PAGES, findingRoutes } from "../../testing/finding_pages.ts";
+import { shapeHarness } from "../../testing/shape_harness.ts";
 
 // Denied by the boundary though private addresses are allowed: its refusal is a block. The
 // proxy refuses it before connecting, so nothing is ever sent there.
@@ -149,6 +151,31 @@ Deno.test("capture report: findings, console, requests, cache and schema", async
     });
   } finally {
     await harness.close();
+    await pages.close();
+  }
+});
+
+Deno.test("capture report on the remote backend: the same findings and counts", async () => {
+  const refusedPort = closedPort();
+  const pages = servePages(findingRoutes(refusedPort));
+  try {
+    await using remote = await shapeHarness(pages, "remote");
+    const wall = await remote.shoot("/findings/consent-wall", { fullPage: false });
+    assert.deepEqual(wall.json.report.findings.map((f: { kind: string }) => f.kind), [
+      "consent_wall",
+    ]);
+    const noisy = (await remote.shoot("/findings/noisy", { fullPage: false })).json.report;
+    assert.deepEqual([noisy.console.errors, noisy.console.exceptions], [2, 1]);
+    assert.deepEqual(noisy.requests.byReason, { http_404: 1, "net::ERR_CONNECTION_REFUSED": 1 });
+    const blocked = await remote.shoot("/findings/noisy", {
+      fullPage: false,
+      blockRequests: ["*/missing.png"],
+    });
+    assert.deepEqual(blocked.json.report.requests.byReason, {
+      blocked_by_request: 1,
+      "net::ERR_CONNECTION_REFUSED": 1,
+    });
+  } finally {
     await pages.close();
   }
 });
