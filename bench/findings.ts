@@ -10,7 +10,10 @@
  * resolves no name (a page's stray request to another host is refused, never looked up).
  */
 import { createChromiumCapturer } from "../lib/capture/local/capturer.ts";
-import { FINDING_SIGNALS_SCRIPT, type FindingSignals } from "../lib/capture/page/findings.ts";
+import {
+  FINDING_SIGNALS_SCRIPT,
+  type FindingSignals,
+} from "../lib/capture/page/finding_signals.ts";
 import type { CaptureReport } from "../lib/capture/report.ts";
 import { createLogger } from "../lib/log.ts";
 import { createTestApp } from "../testing/app.ts";

@@ -21,7 +21,8 @@ import {
 } from "../report.ts";
 import type { BlockedBy } from "./adblock.ts";
 import type { NetworkTracker } from "./network.ts";
-import { decideFindings, type FindingSignals, readFindingSignals } from "./findings.ts";
+import { decideFindings } from "./findings.ts";
+import { type FindingSignals, readFindingSignals } from "./finding_signals.ts";
 
 /** The render's steps, timed from the start of the render to each one's end. */
 export type RenderStep = "navigation" | "settle" | "shot";

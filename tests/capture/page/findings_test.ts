@@ -4,11 +4,8 @@
  * could not be read (status only).
  */
 import assert from "node:assert/strict";
-import {
-  decideFindings,
-  type FindingFacts,
-  type FindingSignals,
-} from "../../../lib/capture/page/findings.ts";
+import { decideFindings, type FindingFacts } from "../../../lib/capture/page/findings.ts";
+import type { FindingSignals } from "../../../lib/capture/page/finding_signals.ts";
 import { storedReport } from "../../../lib/capture/report.ts";
 
 const ARTICLE: FindingSignals = {
