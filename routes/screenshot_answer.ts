@@ -7,6 +7,7 @@
 import type { Context } from "hono";
 import { Buffer } from "node:buffer";
 import {
+  type CaptureReport,
   type ColorScheme,
   type DeviceType,
   type ImageFormat,
@@ -69,6 +70,7 @@ export interface AnsweredCapture {
   targetStatus: number | null;
   truncated?: boolean;
   page?: PageMetadata;
+  report?: CaptureReport;
 }
 
 /** Pixel size of an image or a recording's frames; null for a PDF and text. */
@@ -88,7 +90,7 @@ function sizeOf(capture: AnsweredCapture): CaptureSize {
 
 /**
  * Sets the 200 answer's headers (alike for both forms: cache, target status, size, pages, age,
- * cut, stale) and returns the capture's pixel size (null for a PDF and text).
+ * cut, stale, findings) and returns the capture's pixel size (null for a PDF and text).
  */
 export function setCaptureHeaders(c: Context<AppEnv>, capture: AnsweredCapture): CaptureSize {
   const size = sizeOf(capture);
@@ -104,6 +106,8 @@ export function setCaptureHeaders(c: Context<AppEnv>, capture: AnsweredCapture):
   c.header("Age", String(capture.age));
   if (capture.truncated) c.header("X-Truncated", "true");
   if (capture.stale) c.header("X-Stale", "true");
+  const findings = capture.report?.findings.map((finding) => finding.kind) ?? [];
+  if (findings.length > 0) c.header("X-Capture-Findings", findings.join(","));
   c.header("Cache-Control", "no-store");
   // The same URL answers JSON or an image by Accept: a shared cache must keep them apart.
   c.header("Vary", "Accept");
@@ -140,5 +144,6 @@ export function captureJson(capture: AnsweredCapture, size: CaptureSize) {
       : {}),
     ...(capture.targetStatus !== null ? { httpStatus: capture.targetStatus } : {}),
     ...(capture.truncated ? { truncated: true as const } : {}),
+    ...(capture.report ? { report: capture.report } : {}),
   };
 }

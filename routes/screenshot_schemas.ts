@@ -33,6 +33,7 @@ import {
   SCALES,
 } from "../lib/capture/mod.ts";
 import { RATE_LIMIT_HEADERS } from "../lib/http/openapi_responses.ts";
+import { CaptureReportSchema } from "./report_schemas.ts";
 import { OutputFormatSchema, PdfOptionsSchema, RecordingOptionsSchema } from "./output_schemas.ts";
 
 const DEVICE_LIST = DEVICE_NAMES.map((name) => {
@@ -460,6 +461,7 @@ export const ScreenshotResponseSchema = z.object({
       "or a clip reached past the document.",
     example: true,
   }),
+  report: CaptureReportSchema.optional(),
 }).openapi("ScreenshotResponse");
 
 /** Headers of a successful capture: cache, target status and the rate-limit state. */
@@ -493,6 +495,11 @@ export const SCREENSHOT_SUCCESS_HEADERS = RATE_LIMIT_HEADERS.omit({ "Retry-After
   }),
   "X-Truncated": z.literal("true").optional().openapi({
     description: "Present when the image was cut (`truncated` of the JSON).",
+  }),
+  "X-Capture-Findings": z.string().optional().openapi({
+    description: "The kinds of the report's findings, comma-separated, when there are any " +
+      "(`report.findings` of the JSON).",
+    example: "consent_wall",
   }),
   "X-Stale": z.literal("true").optional().openapi({
     description: "Present when a stale capture was served (`stale` of the JSON).",

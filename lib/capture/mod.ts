@@ -23,6 +23,7 @@ export type { CaptureRequestFields } from "./request/plan.ts";
 export * from "./request/output.ts";
 export { targetLogFields } from "./request/log_target.ts";
 export * from "./types.ts";
+export * from "./report.ts";
 export { FAVICON_BUDGET_MS } from "./page/favicon.ts";
 export { MAX_ICON_BYTES } from "./page/icon_bytes.ts";
 export { typedFailureError } from "./failures.ts";

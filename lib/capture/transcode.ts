@@ -8,6 +8,7 @@ import { typedFailureError } from "./failures.ts";
 import type { CaptureJob, Capturer, CaptureResult } from "./types.ts";
 import { DEFAULT_QUALITY } from "./request/options.ts";
 import { encoderOf, planShot } from "./page/shot_plan.ts";
+import { withEncodeTime } from "./report.ts";
 
 /** Re-encodes a PNG as jpeg or webp at a quality 1..100. */
 export type Transcoder = (
@@ -41,8 +42,11 @@ export function inJobFormat(capturer: Capturer, transcode: Transcoder): Capturer
       if (plan.output.kind !== "image" || format === "png") return result;
       if (encoderOf(plan, result.format) === "chromium") return result;
       try {
+        const started = performance.now();
         const image = await transcode(result.image, { format, quality });
-        return { ...result, image, format };
+        const encodeMs = performance.now() - started;
+        const report = result.report && withEncodeTime(result.report, encodeMs);
+        return { ...result, image, format, ...(report ? { report } : {}) };
       } catch (error) {
         // The codecs' typed failure (a busy encoder: 503 with Retry-After) as the API's answer.
         throw typedFailureError(error) ?? error;

@@ -3,6 +3,7 @@ import type { CaptureOptions } from "./request/options.ts";
 import type { OutputFacts, OutputFormat } from "./request/output.ts";
 import type { Credentials } from "./request/credentials.ts";
 import type { ColorScheme, DeviceType } from "./request/devices.ts";
+import type { CaptureReport } from "./report.ts";
 
 // Defined with the named devices (request/ never imports this module); shared from here.
 export {
@@ -78,6 +79,11 @@ export interface CaptureResult {
   targetStatus: number | null;
   /** True when a full page or element was taller than the cap and was cut. */
   truncated?: boolean;
+  /**
+   * What the render saw and what looks wrong with its picture (report.ts); a cached capture
+   * keeps the report of its render, a record cached before reports were kept has none.
+   */
+  report?: CaptureReport;
 }
 
 export interface CaptureBackendStatus {

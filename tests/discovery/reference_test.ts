@@ -95,15 +95,19 @@ Deno.test("/llms-full.txt and /docs state every fact of the one reference model"
   }
 });
 
-Deno.test("the capture's answer is listed field by field, its page metadata one level down", async () => {
+Deno.test("the capture's answer is listed field by field, its metadata and report one level down", async () => {
   const { document, reference } = await documentsOf();
   const capture = reference.operations.find((op) => op.id === "captureScreenshot")!;
   const names = capture.answers.flatMap((a) => a.fields.map((f) => f.name));
   const schemas = document.components?.schemas ?? {};
   const answer = Object.keys(schemas.ScreenshotResponse?.properties ?? {});
   const page = Object.keys(schemas.PageMetadata?.properties ?? {}).map((name) => `page.${name}`);
+  const report = Object.keys(schemas.CaptureReport?.properties ?? {}).map((name) =>
+    `report.${name}`
+  );
   assert.ok(page.includes("page.faviconData"));
-  assert.deepEqual(new Set(names), new Set([...answer, ...page]));
+  assert.ok(report.includes("report.findings"));
+  assert.deepEqual(new Set(names), new Set([...answer, ...page, ...report]));
 });
 
 Deno.test("each error code a response names links to that code's entry", async () => {

@@ -8,6 +8,7 @@ import { PageFailure } from "./page_failure.ts";
 import type { AdFilters } from "../filter_lists.ts";
 import type { CaptureOptions } from "../request/options.ts";
 import { optionsRequestBlocker } from "./request_blocking.ts";
+import type { BlockReason } from "../report.ts";
 
 /** Decides whether one request of the page is dropped. */
 export type RequestBlocker = (request: HTTPRequest) => boolean;
@@ -26,26 +27,42 @@ export function requireEngine(filters: AdFilters | undefined): FiltersEngine {
   return engine;
 }
 
+/** Which of the job's blockers dropped a request (the report's reason), if one did. */
+export type BlockedBy = (request: HTTPRequest) => BlockReason | undefined;
+
 /**
  * What blockAds, hideAnnoyances, blockResources and blockRequests need for one capture: the ad
  * engine (it hides ad slots before the shot), the request blocker for the page's interceptor (ads,
  * resource types and URL patterns in one test), and the annoyance engine (its element rules hide
  * chat widgets and pop-ups); each absent when the job did not ask for it, a PageFailure when the
- * job asked but its lists are not loaded. Both backends wire the filters through here.
+ * job asked but its lists are not loaded. `blockedBy` names the blocker of each dropped request,
+ * for the capture report. Both backends wire the filters through here.
  */
 export function filtersFor(
   page: Page,
   request: { options?: CaptureOptions; filters?: AdFilters },
-): { engine: FiltersEngine | null; blocked?: RequestBlocker; annoyances: FiltersEngine | null } {
+): {
+  engine: FiltersEngine | null;
+  blocked?: RequestBlocker;
+  annoyances: FiltersEngine | null;
+  blockedBy: BlockedBy;
+} {
   const { options = {}, filters } = request;
   const annoyances = options.hideAnnoyances ? requireAnnoyances(filters) : null;
+  const reasons = new WeakMap<HTTPRequest, BlockReason>();
+  const blockedBy: BlockedBy = (r) => reasons.get(r);
   // blockResources and blockRequests share the one interception (request_blocking.ts).
   const own = optionsRequestBlocker(page, options);
-  if (!options.blockAds) return { engine: null, ...(own && { blocked: own }), annoyances };
-  const engine = requireEngine(filters);
-  const ads = adRequestBlocker(engine, page);
-  const blocked: RequestBlocker = own ? (r) => own(r) || ads(r) : ads;
-  return { engine, blocked, annoyances };
+  const engine = options.blockAds ? requireEngine(filters) : null;
+  const ads = engine ? adRequestBlocker(engine, page) : undefined;
+  if (!own && !ads) return { engine, annoyances, blockedBy };
+  const blocked: RequestBlocker = (r) => {
+    const reason = own?.(r) || (ads?.(r) ? "ads" : null);
+    if (!reason) return false;
+    reasons.set(r, reason);
+    return true;
+  };
+  return { engine, blocked, annoyances, blockedBy };
 }
 
 /**

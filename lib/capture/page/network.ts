@@ -39,16 +39,21 @@ export function trackNetwork(page: Page, url: string) {
     navigationHosts: new Set([hostOf(url)]),
     /** Whether a main-frame navigation request (a redirect hop included) has failed. */
     navigationFailed: false,
-    /** Resolves once the network is quiet (see QUIET_*), or at `deadline`. */
-    async quiet(deadline: number): Promise<void> {
+    /** Resolves once the network is quiet (see QUIET_*): true, or at `deadline`: false. */
+    async quiet(deadline: number): Promise<boolean> {
       // The common case: nothing left after load, so no idle period is added to the capture.
-      if (inFlight === 0) return;
+      if (inFlight === 0) return true;
       while (performance.now() < deadline) {
         const idle = performance.now() - lastChange;
-        if (inFlight === 0 && idle >= QUIET_GRACE_MS) return;
-        if (inFlight <= QUIET_MAX_IN_FLIGHT && idle >= QUIET_MS) return;
+        if (inFlight === 0 && idle >= QUIET_GRACE_MS) return true;
+        if (inFlight <= QUIET_MAX_IN_FLIGHT && idle >= QUIET_MS) return true;
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
+      return false;
+    },
+    /** Whether something that changes the picture is still in flight (see idle). */
+    painting(): boolean {
+      return painted > 0;
     },
     /**
      * Resolves once no document, style, script, image, font or fetched data is in flight (a

@@ -49,7 +49,7 @@ export interface PreparedCapture {
  */
 export async function renderPrepared(capture: PreparedCapture): Promise<Rendered> {
   const { page, job, carrier, timeoutMs, log } = capture;
-  const { engine, blocked, annoyances } = filtersFor(page, {
+  const { engine, blocked, annoyances, blockedBy } = filtersFor(page, {
     options: job.options,
     filters: capture.adFilters,
   });
@@ -70,5 +70,6 @@ export async function renderPrepared(capture: PreparedCapture): Promise<Rendered
     annoyances,
     log,
     videoEncoders: capture.videoEncoders,
+    blockedBy,
   });
 }

@@ -54,6 +54,9 @@ import { shootArea, shootViewport, type Shot, type ShotStyle } from "./shoot.ts"
 import { scrollShot } from "./scroll_shot.ts";
 import { type TakenOutput, takeOutput } from "./take_output.ts";
 import type { VideoEncoders } from "../../codecs/video_encoder.ts";
+import type { CaptureReport } from "../report.ts";
+import type { BlockedBy } from "./adblock.ts";
+import { type PageReport, startPageReport } from "./page_report.ts";
 
 // Extra time after DOMContentLoaded for load, lazy images, fonts and network quiet.
 const SETTLE_BUDGET_MS = 5_000;
@@ -81,6 +84,8 @@ export interface Rendered {
   page?: PageMetadata;
   /** A full page, element or clip was cut (at the size cap, or to the document). */
   truncated?: boolean;
+  /** What the render saw besides the picture, and what looks wrong with it (page_report.ts). */
+  report: CaptureReport;
 }
 
 export interface RenderRequest {
@@ -107,6 +112,8 @@ export interface RenderRequest {
   egress?: EgressRoute;
   /** ffmpeg's encoders, for a recording (FFMPEG_PATH). */
   videoEncoders?: VideoEncoders;
+  /** Which of the job's blockers dropped a request, for the report. */
+  blockedBy?: BlockedBy;
 }
 
 /** What the shooting steps share: the page, its plan, the settle's context and outcome. */
@@ -116,6 +123,7 @@ interface ShotContext {
   request: RenderRequest;
   settling: SettleContext;
   settled: Settled | null;
+  report: PageReport;
 }
 
 /**
@@ -128,6 +136,7 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
   const plan = planShot(options);
   const budgetEnd = performance.now() + timeoutMs;
   const network = trackNetwork(page, url);
+  const report = startPageReport(page, { refusals: session, blockedBy: request.blockedBy });
   let sender: { stop(): Promise<void> } | null = null;
   try {
     // Prepare. Only a capture with credentials intercepts for them: a plain one pays nothing.
@@ -152,6 +161,7 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     );
     network.mainResponse ??= response;
     rejectProxyAnswer(network, session);
+    report.mark("navigation");
     // The icon the page declares now starts loading, behind the settle.
     const favicons = request.egress
       ? faviconLoads(
@@ -164,9 +174,9 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     // Get ready.
     const deadline = performance.now() + SETTLE_BUDGET_MS;
     await traced("capture.readiness_wait", {}, async () => {
-      await loaded(page, Math.min(ASSETS_BUDGET_MS, SETTLE_BUDGET_MS));
+      if (!await loaded(page, Math.min(ASSETS_BUDGET_MS, SETTLE_BUDGET_MS))) report.ranOut("load");
       await waitForOption(page, options, budgetEnd);
-      await network.quiet(deadline);
+      if (!await network.quiet(deadline)) report.ranOut("network_quiet");
     });
     // A script may have navigated after DOMContentLoaded; judge the document we will shoot.
     rejectProxyAnswer(network, session);
@@ -175,14 +185,15 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     }
     // Interact, settle.
     await interact(page, options, budgetEnd);
-    const settling: SettleContext = { budgetEnd, idle: (until) => network.idle(until) };
+    const settling: SettleContext = { budgetEnd, idle: report.timedIdle(network) };
     const settled = plan.settled ? await settleTraced(page, settling) : null;
     // Once settled and before any scrolling: what the page says about itself.
     const metadata = await traced("capture.metadata", {}, () => readPageMetadata(page));
     // Its icon: the early load when the page still declares the same one.
     const favicon = favicons?.of(metadata.favicon);
+    report.mark("settle");
     // Shoot (or print, record, read).
-    const context: ShotContext = { page, plan, request, settling, settled };
+    const context: ShotContext = { page, plan, request, settling, settled, report };
     let shot;
     try {
       shot = await take(context);
@@ -192,13 +203,20 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
       await awaitConsentReload(page, budgetEnd);
       shot = await take(context);
     }
+    report.mark("shot");
+    const targetStatus = network.mainResponse?.status() ?? null;
     return {
       image: shot.image,
       format: shot.format,
       ...("output" in shot && shot.output ? { output: shot.output } : {}),
       page: { ...metadata, faviconData: (await favicon?.take()) ?? null },
-      targetStatus: network.mainResponse?.status() ?? null,
+      targetStatus,
       ...(shot.truncated ? { truncated: true } : {}),
+      report: report.finish({
+        status: targetStatus,
+        requestedUrl: url,
+        ...(shot.truncated ? { truncatedAt: plan.maxSide } : {}),
+      }),
     };
   } catch (error) {
     // Chromium reports a destination the proxy refused only as a generic tunnel or proxy error.
@@ -209,6 +227,7 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
     throw refusal ? new RefusedDestination(refusal) : error;
   } finally {
     network.stop();
+    report.stop();
     await sender?.stop();
   }
 }
@@ -216,15 +235,17 @@ export async function render(page: Page, request: RenderRequest): Promise<Render
 /** The plan's output: the target shot as an image, or the whole page printed, recorded, read. */
 async function take(context: ShotContext): Promise<TakenOutput | Shot & { truncated: boolean }> {
   const { page, plan, request } = context;
-  if (plan.output.kind === "image") return await shoot(context);
   await hideElements(page, { ...request, options: request.options ?? {} });
+  // What the shot will show, once hidden what the options hide: the report's findings.
+  await context.report.readSignals();
+  if (plan.output.kind === "image") return await shoot(context);
   return await takeOutput(page, plan.output, {
     timeoutMs: request.timeoutMs,
     videoEncoders: request.videoEncoders,
   });
 }
 
-/** Hides what was asked and shoots the plan's target. */
+/** Shoots the plan's target (what was asked is hidden by then). */
 async function shoot(context: ShotContext): Promise<Shot & { truncated: boolean }> {
   const { page, plan, request, settling } = context;
   const { target, scale } = plan;
@@ -235,7 +256,6 @@ async function shoot(context: ShotContext): Promise<Shot & { truncated: boolean 
     ...(plan.quality !== undefined ? { quality: plan.quality } : {}),
   };
   const bounds = { scale, maxSide: plan.maxSide };
-  await hideElements(page, { ...request, options: request.options ?? {} });
   switch (target.kind) {
     case "viewport": {
       const image = await guarded(context, () => shootViewport(page, style));
@@ -330,15 +350,20 @@ async function settleTraced(page: Page, context: SettleContext): Promise<Settled
   });
 }
 
-/** Load (bounded), the viewport's lazy images and web fonts (see LOADED_SCRIPT); best attempt. */
-async function loaded(page: Page, budgetMs: number): Promise<void> {
+/**
+ * Load (bounded), the viewport's lazy images and web fonts (see LOADED_SCRIPT); best attempt.
+ * Whether they all came in time.
+ */
+async function loaded(page: Page, budgetMs: number): Promise<boolean> {
+  let blocked = false;
   try {
-    await withTimeout(
+    return await withTimeout(
       page.evaluate(`(${LOADED_SCRIPT})(${budgetMs})`),
       budgetMs + 1_000,
-      () => new Error("settle timed out"),
-    );
+      () => (blocked = true, new Error("settle timed out")),
+    ) !== false;
   } catch {
     // Best attempt: a page that navigates away or blocks its main thread is shot as it is.
+    return !blocked;
   }
 }

@@ -7,19 +7,23 @@ import type { HTTPRequest, Page } from "puppeteer-core";
 import { urlPatterns } from "../request/blocking.ts";
 import type { CaptureOptions } from "../request/options.ts";
 
-/** The job's own blocker, or undefined when it blocks nothing. */
+/**
+ * The job's own blocker, or undefined when it blocks nothing: for a dropped request, which
+ * option dropped it (the report's reason), else null.
+ */
 export function optionsRequestBlocker(
   page: Page,
   options: Pick<CaptureOptions, "blockResources" | "blockRequests">,
-): ((request: HTTPRequest) => boolean) | undefined {
+): ((request: HTTPRequest) => "resource_type" | "blocked_by_request" | null) | undefined {
   const types = new Set<string>(options.blockResources ?? []);
   const patterns = options.blockRequests ?? [];
   if (types.size === 0 && patterns.length === 0) return undefined;
   const matches = urlPatterns(patterns);
   return (request) => {
     // The page the user asked for (redirect hops included) is never dropped.
-    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) return false;
-    return types.has(request.resourceType()) || matches(request.url());
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) return null;
+    if (types.has(request.resourceType())) return "resource_type";
+    return matches(request.url()) ? "blocked_by_request" : null;
   };
 }
 

@@ -183,20 +183,22 @@ export const ASSETS_SCRIPT = `async (height) => {
 /**
  * After DOMContentLoaded: waits (at most `budget` ms) for load, makes the viewport's lazy images
  * load now (plus a scroll event for script-driven lazy loaders), and waits for those images to
- * decode and for web fonts.
+ * decode and for web fonts. Whether all of it came before the budget ran out.
  */
 export const LOADED_SCRIPT = `async (budget) => {
   let timer;
-  const timeout = new Promise((resolve) => timer = setTimeout(resolve, budget));
+  const timeout = new Promise((resolve) => timer = setTimeout(() => resolve(false), budget));
   const loaded = document.readyState === "complete"
-    ? Promise.resolve()
-    : new Promise((resolve) => addEventListener("load", resolve, { once: true }));
-  await Promise.race([loaded, timeout]);
+    ? Promise.resolve(true)
+    : new Promise((resolve) => addEventListener("load", () => resolve(true), { once: true }));
+  const inTime = await Promise.race([loaded, timeout]);
   const images = (${LOAD_IMAGES_SCRIPT})(innerHeight);
   dispatchEvent(new Event("scroll"));
-  await Promise.race([Promise.all([...images, document.fonts.ready]), timeout]);
+  const assets = Promise.all([...images, document.fonts.ready]).then(() => true);
+  const assetsInTime = await Promise.race([assets, timeout]);
   // Cleared, so the settle does not count this wait as the page's own pending timer.
   clearTimeout(timer);
+  return inTime && assetsInTime;
 }`;
 
 /** Fires the events scroll-driven libraries wait for before they look at the viewport again. */

@@ -6,6 +6,7 @@ import { OUTPUT_FORMATS, type OutputFacts, type OutputFormat } from "../request/
 import { sniffKind } from "../../codecs/image_info.ts";
 import type { CaptureJob, CaptureResult, PageMetadata } from "../types.ts";
 import { textHash, urlHash } from "../../hash.ts";
+import { storedReport } from "../report.ts";
 
 // A slow store must not hold a capture hostage: past these, a read is a miss and a write is
 // skipped (the request still gets its image).
@@ -100,10 +101,11 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
           "capture cache read",
         );
         if (!blob) return null;
-        const { strategy, capturedAt, targetStatus, truncated, page, output } = blob.meta;
+        const { strategy, capturedAt, targetStatus, truncated, page, output, report } = blob.meta;
         // A record from another version of the service is a miss, not a crash.
         if (typeof strategy !== "string" || typeof capturedAt !== "number") return null;
         const stored = storedPage(page);
+        const kept = storedReport(report);
         return {
           image: blob.bytes,
           format: storedFormat(blob.meta.format, blob.bytes),
@@ -113,6 +115,7 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
           ...(truncated === true ? { truncated } : {}),
           ...(stored ? { page: stored } : {}),
           ...(storedFacts(output) ?? {}),
+          ...(kept ? { report: kept } : {}),
         };
       } catch (error) {
         log.warn("capture cache read failed", { error });
@@ -132,6 +135,7 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
           ...(capture.truncated ? { truncated: true } : {}),
           ...(capture.page ? { page: capture.page } : {}),
           ...(capture.output ? { output: capture.output } : {}),
+          ...(capture.report ? { report: capture.report } : {}),
         };
         await withTimeout(
           store.setBlob(key.store, { bytes: capture.image, meta }, ttlMs),
