@@ -141,7 +141,14 @@ interface OcrWord {
 function ocr(image: Uint8Array): Promise<OcrWord[]> {
   return slot(async () => {
     const child = new Deno.Command("tesseract", {
-      args: ["stdin", "stdout", "-l", "eng", ...(Deno.env.get("OCR_LOCAL") ? ["-c", "thresholding_method=2"] : []), "tsv"],
+      args: [
+        "stdin",
+        "stdout",
+        "-l",
+        "eng",
+        ...(Deno.env.get("OCR_LOCAL") ? ["-c", "thresholding_method=2"] : []),
+        "tsv",
+      ],
       env: { OMP_THREAD_LIMIT: "1" },
       stdin: "piped",
       stdout: "piped",
