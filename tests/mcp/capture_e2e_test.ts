@@ -7,6 +7,7 @@ import { createTestApp } from "../../testing/app.ts";
 import { decodePng, servePages } from "../../testing/capture_fixtures.ts";
 import { imageOf, mcpSession, textsOf } from "../../testing/mcp.ts";
 import { solidPng } from "../../testing/icons.ts";
+import { closedPort, findingRoutes } from "../../testing/finding_pages.ts";
 
 const PANEL_PAGE = `<!doctype html><html><head><meta name="viewport" content="width=device-width">
 <style>html, body { margin: 0; height: 100%; background: #ffffff; }
@@ -53,6 +54,36 @@ Deno.test("capture_screenshot renders a loopback page in Chromium; the image ite
     assert.equal("faviconData" in body.page, false);
     assert.ok(pages.hits.get("/favicon.ico"), "the icon was loaded");
     assert.equal(pages.hits.get("/panel"), 1);
+  } finally {
+    await t.close();
+    await pages.close();
+  }
+});
+
+Deno.test("a consent wall's capture over MCP: the report in the structured content, its finding said in words", async () => {
+  const pages = servePages(findingRoutes(closedPort()));
+  const t = await createTestApp({
+    env: {
+      ALLOW_PRIVATE_NETWORK: "true",
+      RATE_LIMIT_PER_MINUTE: "1000",
+      CAPTURE_TIMEOUT_MS: "8000",
+    },
+  });
+  try {
+    await using mcp = await mcpSession(t.app);
+    // Listed first, the SDK's client checks the structured content against the outputSchema.
+    await mcp.client.listTools();
+    const result = await mcp.call("capture_screenshot", {
+      url: `${pages.origin}/findings/consent-wall`,
+    });
+    assert.notEqual(result.isError, true, textsOf(result).join("\n"));
+    const { report } = result.structuredContent as {
+      report: { findings: { kind: string; hint: string }[]; timings: { total: number } };
+    };
+    assert.deepEqual(report.findings.map((f) => f.kind), ["consent_wall"]);
+    assert.ok(report.timings.total > 0);
+    const said = textsOf(result).find((text) => text.startsWith("The capture may not show"));
+    assert.match(said ?? "", /- consent_wall: .*hideCookieBanners/);
   } finally {
     await t.close();
     await pages.close();
