@@ -17,7 +17,7 @@
  * read whole in the next, and no word is counted twice. Tiles are read as they are, without
  * overlap: a line cut by a tile's edge is what a model gets too.
  *
- *   deno run -A bench/agent_vision.ts [--only=Node.js os,resume]
+ *   deno run -A bench/agent_vision.ts [--only=Node.js os,resume] [--threshold=global|local]
  */
 import { Buffer } from "node:buffer";
 import { base64Length } from "../lib/bytes.ts";
@@ -41,11 +41,15 @@ import { startService } from "./load/service.ts";
 import { CORPUS_DIR, installCorpus } from "./real_sites/install.ts";
 import { serveCorpus } from "./real_sites/serve.ts";
 import { loadAverage, median } from "./support/measure.ts";
+import { DEBIAN_DOCS as DOCS, debianDoc } from "./support/debian_docs.ts";
 
 const option = (name: string) =>
   Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const ONLY = option("only")?.split(",");
-const DOCS = "/usr/share/doc";
+// Tesseract's binarisation: "global" (Otsu over the whole image, its default) or "local"
+// (Sauvola), which keeps light text on a coloured band that a global threshold loses in a crop
+// where the band dominates.
+const THRESHOLD = option("threshold") ?? "global";
 const VIEWPORT = { width: 1280, height: 800 };
 const STRIP = 2000;
 const OVERLAP = 200;
@@ -69,30 +73,12 @@ const PAGES: Sample[] = [
   { name: "creative", path: "/npm/startbootstrap-creative/dist/index.html" },
 ];
 
-const TYPES: Record<string, string> = {
-  html: "text/html; charset=utf-8",
-  css: "text/css",
-  js: "text/javascript",
-  png: "image/png",
-  gif: "image/gif",
-  svg: "image/svg+xml",
-};
-
 /** Debian's documentation under /usr/share/doc, as bench/markdown.ts serves it. */
 function serveDocs() {
-  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
-    const path = decodeURIComponent(new URL(request.url).pathname);
-    if (!path.startsWith("/doc/") || path.includes("..")) {
-      return new Response(null, { status: 404 });
-    }
-    try {
-      const body = await Deno.readFile(`${DOCS}/${path.slice(5)}`);
-      const type = TYPES[path.split(".").pop() ?? ""] ?? "application/octet-stream";
-      return new Response(body, { headers: { "content-type": type } });
-    } catch {
-      return new Response(null, { status: 404 });
-    }
-  });
+  return Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (request) => debianDoc(decodeURIComponent(new URL(request.url).pathname)),
+  );
 }
 
 /** Words of a text as the recall counts them. */
@@ -146,7 +132,7 @@ function ocr(image: Uint8Array): Promise<OcrWord[]> {
         "stdout",
         "-l",
         "eng",
-        ...(Deno.env.get("OCR_LOCAL") ? ["-c", "thresholding_method=2"] : []),
+        ...(THRESHOLD === "local" ? ["-c", "thresholding_method=2"] : []),
         "tsv",
       ],
       env: { OMP_THREAD_LIMIT: "1" },

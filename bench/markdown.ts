@@ -21,12 +21,12 @@ import { readContent } from "../lib/capture/page/read_content.ts";
 import { launchChromium } from "../testing/editor_browser.ts";
 import { ARTICLE_PAGE } from "../testing/readable_pages.ts";
 import { loadAverage, median } from "./support/measure.ts";
+import { DEBIAN_DOCS as DOCS, debianDoc, DOC_TYPES } from "./support/debian_docs.ts";
 import { BLOG_FRONT_PAGE, DIV_DOCS_PAGE } from "./support/readable_fixtures.ts";
 
 const option = (name: string) =>
   Deno.args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const ROUNDS = Number(option("rounds") ?? 5);
-const DOCS = "/usr/share/doc";
 const READ_MS = 30_000;
 
 interface Sample {
@@ -72,28 +72,12 @@ const FIXTURES: Record<string, string> = {
   "/fixture/blog": BLOG_FRONT_PAGE,
 };
 
-const TYPES: Record<string, string> = {
-  html: "text/html; charset=utf-8",
-  css: "text/css",
-  js: "text/javascript",
-  png: "image/png",
-  gif: "image/gif",
-  svg: "image/svg+xml",
-};
-
 async function serve(request: Request): Promise<Response> {
   const path = decodeURIComponent(new URL(request.url).pathname);
   if (FIXTURES[path]) {
-    return new Response(FIXTURES[path], { headers: { "content-type": TYPES.html } });
+    return new Response(FIXTURES[path], { headers: { "content-type": DOC_TYPES.html } });
   }
-  if (!path.startsWith("/doc/") || path.includes("..")) return new Response(null, { status: 404 });
-  try {
-    const body = await Deno.readFile(`${DOCS}/${path.slice(5)}`);
-    const type = TYPES[path.split(".").pop() ?? ""] ?? "application/octet-stream";
-    return new Response(body, { headers: { "content-type": type } });
-  } catch {
-    return new Response(null, { status: 404 });
-  }
+  return await debianDoc(path);
 }
 
 function words(text: string): string[] {

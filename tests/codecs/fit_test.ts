@@ -2,14 +2,12 @@
  * Fitting an image to a client's limits on both codec paths: the area-averaging scale-down of
  * the wasm path, then fitImage with libvips (sharp) and with the wasm exporter.
  */
+import { codecPaths } from "../../testing/codec_paths.ts";
 import assert from "node:assert/strict";
 import { base64Length } from "../../lib/bytes.ts";
-import { createSharpExporter, createWasmExporter } from "../../lib/codecs/exporter.ts";
-import type { ImageExporter } from "../../lib/codecs/exporter.ts";
 import { fitImage } from "../../lib/codecs/fit.ts";
 import { readImageInfo, sniffKind } from "../../lib/codecs/image_info.ts";
 import { downscalePixels } from "../../lib/codecs/pixels.ts";
-import { loadSharp } from "../../lib/codecs/sharp.ts";
 import { decodeWasm } from "../../lib/codecs/wasm.ts";
 import { solidPng } from "../../testing/solid_capturer.ts";
 import { encodeFixture, screenshotPixels } from "../../testing/codecs.ts";
@@ -34,17 +32,7 @@ Deno.test("downscalePixels covers fractional source pixels in proportion (3 -> 2
   assert.deepEqual([...out.data], [30, 30, 30, 255, 150, 150, 150, 255]);
 });
 
-const sharpLoaded = await loadSharp();
-const paths: Array<[string, () => Promise<ImageExporter>]> = [
-  ["wasm", () => Promise.resolve(createWasmExporter({ slots: 1 }))],
-];
-if ("sharp" in sharpLoaded) {
-  paths.push(["sharp", async () => {
-    const created = await createSharpExporter({ slots: 1 });
-    if (!("exporter" in created)) throw new Error(created.reason);
-    return created.exporter;
-  }]);
-}
+const paths = await codecPaths();
 
 for (const [path, create] of paths) {
   Deno.test(`${path}: an image within the limits is left alone; a too-tall one is scaled, colours kept`, async () => {

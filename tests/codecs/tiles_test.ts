@@ -3,13 +3,11 @@
  * sizes), the overview's size, and the cut itself on both codec paths, whose PNG tiles must be
  * the source's pixels exactly.
  */
+import { codecPaths } from "../../testing/codec_paths.ts";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { createSharpExporter, createWasmExporter } from "../../lib/codecs/exporter.ts";
-import type { ImageExporter } from "../../lib/codecs/exporter.ts";
 import { alphaPixels, encodeFixture, screenshotPixels } from "../../testing/codecs.ts";
 import { downscalePixels, type Pixels } from "../../lib/codecs/pixels.ts";
-import { loadSharp } from "../../lib/codecs/sharp.ts";
 import {
   cutImage,
   fitSize,
@@ -135,17 +133,7 @@ Deno.test("fitSize scales down to the side and pixel limits, never up, keeping t
   );
 });
 
-const sharpLoaded = await loadSharp();
-const paths: Array<[string, () => Promise<ImageExporter>]> = [
-  ["wasm", () => Promise.resolve(createWasmExporter({ slots: 1 }))],
-];
-if ("sharp" in sharpLoaded) {
-  paths.push(["sharp", async () => {
-    const created = await createSharpExporter({ slots: 1 });
-    if (!("exporter" in created)) throw new Error(created.reason);
-    return created.exporter;
-  }]);
-}
+const paths = await codecPaths();
 
 /** The pixels of `rect` in `image`, RGBA. */
 function region(image: Pixels, rect: Rect): Uint8Array {

