@@ -59,6 +59,10 @@ export const ALLOWED: Record<string, { uses: string[]; why: string }> = {
     uses: ["fetch("],
     why: "MCP tools call the app's own in-process fetch: no network",
   },
+  "lib/mcp/context.ts": {
+    uses: ["fetch("],
+    why: "declares the app's own in-process fetch the MCP tools call: no network",
+  },
   "routes/mcp.ts": {
     uses: ["fetch("],
     why: "hands the MCP tools the app's own in-process fetch: no network",
