@@ -6,7 +6,13 @@
  * capture is.
  */
 import type { SchemaObject } from "../discovery/openapi_document.ts";
-import type { ToolKind } from "./tools.ts";
+
+/**
+ * What a tool does with its operation's answer: `capture` shows a capture (image view, file,
+ * text), `read` the page's text, `json` the JSON as it is, `export` the image the operation
+ * answered with.
+ */
+export type ToolKind = "capture" | "read" | "json" | "export";
 
 type ObjectSchema = SchemaObject & { type: "object" };
 

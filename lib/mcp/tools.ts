@@ -11,7 +11,9 @@ import {
   type SchemaObject,
 } from "../discovery/openapi_document.ts";
 import { fieldsUnusedBy } from "../capture/request/output_checks.ts";
-import { outputSchemaOf } from "./output_schemas.ts";
+import { outputSchemaOf, type ToolKind } from "./output_schemas.ts";
+
+export type { ToolKind };
 import { viewArgumentSchemas } from "./view_arguments.ts";
 
 /** Path of the MCP endpoint. */
@@ -19,13 +21,6 @@ export const MCP_PATH = "/mcp";
 
 /** How a tool's arguments travel to its operation. */
 export type ArgumentCarrier = "json" | "multipart" | "path";
-
-/**
- * What a tool does with its operation's answer: `capture` shows a capture (image view, file,
- * text), `read` the page's text, `json` the JSON as it is, `export` the image the operation
- * answered with.
- */
-export type ToolKind = "capture" | "read" | "json" | "export";
 
 /** One tool, with the operation it runs. */
 export interface McpTool {
