@@ -18,6 +18,8 @@
  * overlap: a line cut by a tile's edge is what a model gets too.
  *
  *   deno run -A bench/agent_vision.ts [--only=Node.js os,resume] [--threshold=global|local]
+ *
+ * It needs tesseract (apt-get install -y tesseract-ocr tesseract-ocr-eng), which the service does not.
  */
 import { Buffer } from "node:buffer";
 import { base64Length } from "../lib/bytes.ts";
@@ -262,6 +264,15 @@ async function measure(png: Uint8Array, exporter: ImageExporter) {
 
 const percent = (value: number) => `${(value * 100).toFixed(1)} %`;
 const kb = (bytes: number) => `${Math.round(bytes / 1024)} KB`;
+
+// The reader stands in for the model: without it there is nothing to measure.
+if (
+  !await new Deno.Command("tesseract", { args: ["--version"], stdout: "null", stderr: "null" })
+    .output().then((o) => o.success, () => false)
+) {
+  console.error("tesseract is not installed: apt-get install -y tesseract-ocr tesseract-ocr-eng");
+  Deno.exit(1);
+}
 
 const pages = PAGES.filter((page) => !ONLY || ONLY.includes(page.name));
 const startLoad = loadAverage();
