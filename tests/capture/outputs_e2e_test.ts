@@ -143,12 +143,13 @@ Deno.test("PDF, recording, Markdown and HTML through the route, Accept, the cach
       assert.deepEqual((await videoFacts(bytes)).frames, 12);
     });
 
-    await t.step("MCP: a PDF as an embedded resource, Markdown as text", async () => {
+    await t.step("MCP: a PDF as an embedded resource after its JSON, Markdown as text", async () => {
       await using session = await mcpSession(harness.app);
       const pdf = await session.call("capture_screenshot", { url: bands, format: "pdf" });
       assert.ok(!pdf.isError, JSON.stringify(pdf).slice(0, 300));
-      const [resource, about] = pdf.content;
+      const [about, resource, link] = pdf.content;
       assert.equal(resource.type, "resource");
+      assert.equal(link.type, "resource_link", "the kept PDF, one link away");
       if (resource.type !== "resource" || !("blob" in resource.resource)) throw new Error("blob");
       assert.equal(resource.resource.mimeType, "application/pdf");
       assert.equal(
