@@ -143,28 +143,31 @@ Deno.test("PDF, recording, Markdown and HTML through the route, Accept, the cach
       assert.deepEqual((await videoFacts(bytes)).frames, 12);
     });
 
-    await t.step("MCP: a PDF as an embedded resource after its JSON, Markdown as text", async () => {
-      await using session = await mcpSession(harness.app);
-      const pdf = await session.call("capture_screenshot", { url: bands, format: "pdf" });
-      assert.ok(!pdf.isError, JSON.stringify(pdf).slice(0, 300));
-      const [about, resource, link] = pdf.content;
-      assert.equal(resource.type, "resource");
-      assert.equal(link.type, "resource_link", "the kept PDF, one link away");
-      if (resource.type !== "resource" || !("blob" in resource.resource)) throw new Error("blob");
-      assert.equal(resource.resource.mimeType, "application/pdf");
-      assert.equal(
-        Buffer.from(resource.resource.blob, "base64").subarray(0, 5).toString(),
-        "%PDF-",
-      );
-      assert.equal(JSON.parse(String(about.type === "text" && about.text)).pages >= 4, true);
-      const markdown = await session.call("capture_screenshot", {
-        url: article,
-        format: "markdown",
-      });
-      const [text, facts] = textsOf(markdown);
-      assert.match(text, /^# Field notes on tides$/m);
-      assert.equal(JSON.parse(facts).format, "markdown");
-    });
+    await t.step(
+      "MCP: a PDF as an embedded resource after its JSON, Markdown as text",
+      async () => {
+        await using session = await mcpSession(harness.app);
+        const pdf = await session.call("capture_screenshot", { url: bands, format: "pdf" });
+        assert.ok(!pdf.isError, JSON.stringify(pdf).slice(0, 300));
+        const [about, resource, link] = pdf.content;
+        assert.equal(resource.type, "resource");
+        assert.equal(link.type, "resource_link", "the kept PDF, one link away");
+        if (resource.type !== "resource" || !("blob" in resource.resource)) throw new Error("blob");
+        assert.equal(resource.resource.mimeType, "application/pdf");
+        assert.equal(
+          Buffer.from(resource.resource.blob, "base64").subarray(0, 5).toString(),
+          "%PDF-",
+        );
+        assert.equal(JSON.parse(String(about.type === "text" && about.text)).pages >= 4, true);
+        const markdown = await session.call("capture_screenshot", {
+          url: article,
+          format: "markdown",
+        });
+        const [text, facts] = textsOf(markdown);
+        assert.match(text, /^# Field notes on tides$/m);
+        assert.equal(JSON.parse(facts).format, "markdown");
+      },
+    );
   } finally {
     await harness.close();
     await pages.close();
