@@ -8,6 +8,7 @@ import { decodePng, servePages } from "../../testing/capture_fixtures.ts";
 import { imageOf, mcpSession, textsOf } from "../../testing/mcp.ts";
 import { solidPng } from "../../testing/icons.ts";
 import { closedPort, findingRoutes } from "../../testing/finding_pages.ts";
+import { ARTICLE_PAGE, articleMarkdown, CHROME_WORDS } from "../../testing/readable_pages.ts";
 
 const PANEL_PAGE = `<!doctype html><html><head><meta name="viewport" content="width=device-width">
 <style>html, body { margin: 0; height: 100%; background: #ffffff; }
@@ -83,6 +84,38 @@ Deno.test("a consent wall's capture over MCP: the report in the structured conte
     assert.ok(report.timings.total > 0);
     const said = textsOf(result).find((text) => text.startsWith("The capture may not show"));
     assert.match(said ?? "", /- consent_wall: .*hideCookieBanners/);
+  } finally {
+    await t.close();
+    await pages.close();
+  }
+});
+
+Deno.test("read_page answers a real page's readable content as Markdown, the same as the HTTP output", async () => {
+  const pages = servePages({
+    "/articles/ferns.html": () =>
+      new Response(ARTICLE_PAGE, { headers: { "content-type": "text/html" } }),
+  });
+  const t = await browserApp();
+  try {
+    await using mcp = await mcpSession(t.app);
+    await mcp.client.listTools();
+    const url = `${pages.origin}/articles/ferns.html`;
+    const result = await mcp.call("read_page", { url });
+    assert.notEqual(result.isError, true, textsOf(result).join("\n"));
+    const [markdown] = textsOf(result);
+    assert.equal(markdown, articleMarkdown(pages.origin));
+    for (const word of CHROME_WORDS) assert.equal(markdown.includes(word), false, word);
+    const facts = result.structuredContent as { format: string; cached: boolean; url: string };
+    assert.deepEqual([facts.format, facts.cached, facts.url], ["markdown", false, url]);
+    // The HTTP Markdown output is the same capture: a cache hit with the same text.
+    const http = await t.app.request("/api/screenshot", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ url, format: "markdown" }),
+    });
+    const body = await http.json();
+    assert.equal(body.content, markdown);
+    assert.equal(body.cached, true);
   } finally {
     await t.close();
     await pages.close();
