@@ -1,6 +1,7 @@
 /**
- * capture_screenshot over /mcp with the SDK's client on the real app (Chromium behind the egress
- * boundary) and a loopback page: the image item decodes to the page's pixels.
+ * capture_screenshot and read_page over /mcp with the SDK's client on the real app (Chromium
+ * behind the egress boundary) and loopback pages: the image item decodes to the page's pixels, a
+ * consent wall is reported, and read_page gives an article's Markdown as the HTTP output does.
  */
 import assert from "node:assert/strict";
 import { createTestApp } from "../../testing/app.ts";
