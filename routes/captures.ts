@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { invalidRequest, notFound, upstreamUnavailable } from "../lib/errors.ts";
 import { matchesNoneMatch, rangeOf } from "../lib/http/byte_ranges.ts";
-import { errorResponses } from "../lib/http/openapi_responses.ts";
+import { binaryContent, errorResponses } from "../lib/http/openapi_responses.ts";
 import { createRouter } from "../lib/http/router.ts";
 import { textHash } from "../lib/hash.ts";
 import { METRICS } from "../lib/telemetry/metrics.ts";
@@ -18,13 +18,7 @@ const ParamsSchema = z.object({
   }),
 });
 
-const binary = z.string().openapi({ format: "binary" });
-const captureContent = {
-  "image/*": { schema: binary },
-  "application/pdf": { schema: binary },
-  "video/*": { schema: binary },
-  "text/*": { schema: binary },
-};
+const captureContent = binaryContent("image/*", "application/pdf", "video/*", "text/*");
 
 const header = (description: string, example: string) =>
   z.string().openapi({ description, example });

@@ -10,7 +10,7 @@ import { parseMediaUrl } from "../lib/media/allowlist.ts";
 import { MediaFailure } from "../lib/media/failure.ts";
 import { MAX_REDIRECTS, proxyMedia } from "../lib/media/proxy.ts";
 import { MEDIA_HOSTS, mediaHostList } from "../lib/upstreams.ts";
-import { errorResponses } from "../lib/http/openapi_responses.ts";
+import { binaryContent, errorResponses } from "../lib/http/openapi_responses.ts";
 import { createRouter } from "../lib/http/router.ts";
 import { traced, tracedBody } from "../lib/telemetry/trace.ts";
 
@@ -23,12 +23,7 @@ const QuerySchema = z.object({
   }),
 });
 
-const binary = z.string().openapi({ format: "binary" });
-const mediaContent = {
-  "image/*": { schema: binary },
-  "video/*": { schema: binary },
-  "audio/*": { schema: binary },
-};
+const mediaContent = binaryContent("image/*", "video/*", "audio/*");
 
 const header = (description: string, example: string) =>
   z.string().optional().openapi({ description, example });

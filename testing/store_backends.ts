@@ -6,6 +6,17 @@ import { startRedisServer } from "./redis_server.ts";
 import { startUpstashGateway, type UpstashGateway } from "./upstash_gateway.ts";
 import type { RedisServer } from "./redis_server.ts";
 
+/** Bytes that do not compress and differ per seed, like a PNG. */
+export function noise(size: number, seed: number): Uint8Array {
+  const bytes = new Uint8Array(size);
+  let x = seed * 2654435761 + 1;
+  for (let i = 0; i < size; i++) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    bytes[i] = x >>> 24;
+  }
+  return bytes;
+}
+
 /**
  * A clock tests move by hand (same as helpers/app.ts `manualClock`, repeated here so the store
  * tests do not type-check the whole app).

@@ -1,6 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { ERROR_CODES, type ErrorCode, ErrorSchema, RateLimitErrorSchema } from "../errors.ts";
 
+/** A response body of raw bytes under each of `mediaTypes` (an image, a file, a stream). */
+export function binaryContent(...mediaTypes: string[]) {
+  const schema = z.string().openapi({ format: "binary" });
+  return Object.fromEntries(mediaTypes.map((type) => [type, { schema }]));
+}
+
 export const RATE_LIMIT_HEADERS = z.object({
   "Retry-After": z.string().openapi({ description: "Seconds to wait (integer).", example: "42" }),
   "X-RateLimit-Limit": z.string().openapi({

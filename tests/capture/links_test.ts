@@ -7,21 +7,10 @@ import {
   MAX_KEPT_CAPTURE_BYTES,
 } from "../../lib/capture/links.ts";
 import type { Store } from "../../lib/store/store.ts";
-import { STORE_BACKENDS, storeClock } from "../../testing/store_backends.ts";
+import { noise, STORE_BACKENDS, storeClock } from "../../testing/store_backends.ts";
 
 const HOUR_MS = 60 * 60 * 1000;
 const BASE = "http://127.0.0.1:8000";
-
-/** Bytes that do not compress and differ per seed, like a PNG. */
-function noise(size: number, seed: number): Uint8Array {
-  const bytes = new Uint8Array(size);
-  let x = seed * 2654435761 + 1;
-  for (let i = 0; i < size; i++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    bytes[i] = x >>> 24;
-  }
-  return bytes;
-}
 
 for (const backend of STORE_BACKENDS) {
   Deno.test(`capture links on ${backend.name}`, async (t) => {

@@ -8,20 +8,9 @@
  */
 import assert from "node:assert/strict";
 import type { StoredBlob, WindowVerdict } from "../../lib/store/store.ts";
-import { STORE_BACKENDS, storeClock } from "../../testing/store_backends.ts";
+import { noise, STORE_BACKENDS, storeClock } from "../../testing/store_backends.ts";
 
 const MiB = 1024 * 1024;
-
-/** Bytes that do not compress and differ per seed, like a PNG. */
-function noise(size: number, seed: number): Uint8Array {
-  const bytes = new Uint8Array(size);
-  let x = seed * 2654435761 + 1;
-  for (let i = 0; i < size; i++) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    bytes[i] = x >>> 24;
-  }
-  return bytes;
-}
 
 /** A verdict without the counted hit's handle (its id differs per backend). */
 function counted({ hit: _, ...verdict }: WindowVerdict): Omit<WindowVerdict, "hit"> {
