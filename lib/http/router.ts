@@ -75,7 +75,7 @@ export function notAllowedHere(method: string, allowed: string[]): ApiError {
 }
 
 /**
- * A documented GET operation that always answers 405 (the spec's *MethodProbe operations),
+ * A documented GET operation that always answers 405 (the *MethodProbe operations of /openapi.json),
  * so clients reading /openapi.json learn the path is POST-only.
  */
 export function mountMethodProbe(

@@ -4,7 +4,7 @@
  * name at a service on the user's own network), so a request that carries an Origin is served
  * only when it is the service's own or one the operator allowed; clients that are not browsers
  * send none and pass. `MCP-Protocol-Version`: a revision the SDK does not speak is the
- * specification's 400 (the transport would answer 404, which clients read as "session gone").
+ * MCP specification's 400 (modelcontextprotocol.io) (the transport would answer 404, which clients read as "session gone").
  */
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";

@@ -16,7 +16,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { CAPTURE_URI_TEMPLATE, captureIdOf, type CaptureLinks } from "../capture/links.ts";
 
-// The specification's code for a resource that is not there.
+// The MCP specification's code (modelcontextprotocol.io) for a resource that is not there.
 const RESOURCE_NOT_FOUND = -32002;
 
 /** Adds the resource methods to `server`, reading kept captures from `links`. */

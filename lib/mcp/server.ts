@@ -61,7 +61,7 @@ export function createMcpServer(
   serveKeptCaptures(server, service.links);
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = tools.find((t) => t.name === request.params.name);
-    // An unknown tool is the protocol's error (the spec's -32602), not a tool result.
+    // An unknown tool is the protocol's error (JSON-RPC's invalid params, -32602, as the MCP specification answers it), not a tool result.
     if (!tool) {
       const names = tools.map((t) => t.name).join(", ");
       throw new McpError(

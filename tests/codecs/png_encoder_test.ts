@@ -53,7 +53,7 @@ Deno.test("a screenshot's rows use several filter types, and zlib 9 is no larger
   assert.ok(high.length <= medium.length, `level 9 ${high.length} vs level 6 ${medium.length}`);
 });
 
-/** The five PNG filters written out plainly (PNG spec 9.2), costed as libpng does. */
+/** The five PNG filters written out plainly (the W3C PNG specification, section 9.2), costed as libpng does. */
 function referenceCost(filter: number, row: Uint8Array, prev: Uint8Array, bpp: number): number {
   let sum = 0;
   for (let i = 0; i < row.length; i++) {

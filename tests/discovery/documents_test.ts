@@ -4,7 +4,7 @@ import { ERROR_CODES } from "../../lib/errors.ts";
 import { createTestApp } from "../../testing/app.ts";
 
 /** The public operations, in the order the README's API table lists them. */
-const SPEC_OPERATIONS: Record<string, [string, string]> = {
+const PUBLIC_OPERATIONS: Record<string, [string, string]> = {
   captureScreenshot: ["post", "/api/screenshot"],
   captureScreenshotMethodProbe: ["get", "/api/screenshot"],
   getKeptCapture: ["get", "/api/captures/{id}"],
@@ -41,7 +41,7 @@ Deno.test("/openapi.json is a valid OpenAPI 3.1 document, version 1.0.0", async 
   }
 });
 
-Deno.test("operation ids are exactly the spec's, each on its method and path", async () => {
+Deno.test("operation ids are exactly those of the README's API table, each on its method and path", async () => {
   const t = await createTestApp();
   try {
     const document = await openApiOf(t.app);
@@ -51,7 +51,7 @@ Deno.test("operation ids are exactly the spec's, each on its method and path", a
         published[op.operationId] = [method, path];
       }
     }
-    assert.deepEqual(published, SPEC_OPERATIONS);
+    assert.deepEqual(published, PUBLIC_OPERATIONS);
     assert.ok(!JSON.stringify(document.paths).includes("/api/cache"), "admin endpoints hidden");
   } finally {
     await t.close();
