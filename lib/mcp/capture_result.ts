@@ -9,7 +9,6 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { invalidRequest, notFound } from "../errors.ts";
 import { readImageInfo, sniffKind } from "../codecs/image_info.ts";
 import { OUTPUT_MEDIA_TYPES, type OutputFormat } from "../capture/request/output.ts";
-import { fieldsUnusedBy } from "../capture/request/output_checks.ts";
 import { captureIdOf, type CaptureLink, captureUrlOf } from "../capture/links.ts";
 import type { ToolCallContext } from "./context.ts";
 import {
@@ -21,7 +20,7 @@ import {
   textItem,
   withoutIconBytes,
 } from "./result_items.ts";
-import type { McpTool } from "./tools.ts";
+import { type McpTool, TEXT_UNUSED } from "./tools.ts";
 import type { ViewRequest } from "./view_arguments.ts";
 import { viewImage } from "./vision.ts";
 
@@ -143,8 +142,6 @@ async function pageText(args: Record<string, unknown>, respond: Respond): Promis
   return [textItem(`The page's text as Markdown:\n\n${content}`)];
 }
 
-// What the page's text has no use for, taken out of a capture's arguments to read it.
-const TEXT_UNUSED = ["format", ...fieldsUnusedBy("text")];
 /** Keeps the capture for its link; a capture that cannot be kept is answered without one. */
 async function keptLink(
   ctx: ToolCallContext,

@@ -17,12 +17,19 @@ export type ToolKind = "capture" | "read" | "json" | "export";
 type ObjectSchema = SchemaObject & { type: "object" };
 
 const int = (description: string): SchemaObject => ({ type: "integer", description });
-const rect = (description: string): SchemaObject => ({
+
+const TILE: SchemaObject = {
   type: "object",
-  description,
-  properties: { x: int("Left, px"), y: int("Top, px"), width: int("px"), height: int("px") },
+  description: "A tile sent, and where it is in the capture.",
+  properties: {
+    tile: int("Its number"),
+    x: int("Left, px"),
+    y: int("Top, px"),
+    width: int("px"),
+    height: int("px"),
+  },
   required: ["x", "y", "width", "height"],
-});
+};
 
 const SCALED: SchemaObject = {
   type: "object",
@@ -52,16 +59,16 @@ const VIEW: SchemaObject = {
     tiles: {
       type: "array",
       description: "The tiles sent, in reading order; `tile` counts from 1.",
-      items: {
-        ...rect("Where the tile is in the capture."),
-        properties: { tile: int("Its number"), ...rect("").properties },
-      },
+      items: TILE,
     },
     tileCount: int("How many tiles the whole capture (or region) is."),
     next: {
       type: "object",
       description: "Tiles were left out: these arguments (with the same others) bring them.",
-      properties: { tile: int("The first tile not sent") },
+      properties: {
+        capture: { type: "string", description: "The kept capture's URI" },
+        tile: int("The first tile not sent"),
+      },
     },
   },
   required: ["mode", "tiles", "tileCount"],

@@ -58,6 +58,9 @@ interface ToolEntry {
   annotations: McpTool["annotations"];
 }
 
+/** The capture fields the page's text has no use for: what read_page leaves out of a capture. */
+export const TEXT_UNUSED: readonly string[] = ["format", ...fieldsUnusedBy("text")];
+
 // A live page: the next render may differ; it reaches the open web.
 const LIVE_PAGE = { readOnlyHint: true, idempotentHint: false, openWorldHint: true } as const;
 
@@ -89,7 +92,7 @@ const TOOLS: readonly ToolEntry[] = [
       "format markdown: same device, colour scheme, cookies and headers, waits, scripts and " +
       "blocking), then the JSON of the operation without it (url, cached, httpStatus, report), " +
       "also as structured content. Counts against the same per-IP limit as a capture.",
-    omitted: ["format", ...fieldsUnusedBy("text")],
+    omitted: TEXT_UNUSED,
     fixedArguments: { format: "markdown" },
     annotations: LIVE_PAGE,
   },
@@ -112,11 +115,6 @@ const TOOLS: readonly ToolEntry[] = [
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   },
 ];
-
-export type McpToolName = "capture_screenshot" | "read_page" | "get_post" | "export_image";
-
-/** The tool names, in the order tools/list gives them. */
-export const MCP_TOOL_NAMES = TOOLS.map((t) => t.name) as readonly McpToolName[];
 
 /** The tools whose operation `document` has, in the order of TOOLS. */
 export function mcpToolsOf(document: OpenApiDocument): McpTool[] {
