@@ -65,23 +65,16 @@ export async function loadFont(bytes) {
 export function fontStack(fonts) {
   if (fonts.length === 0) throw new Error("font: a font stack needs at least one font");
   const list = [...fonts];
-  /** @type {Map<number, { font: Font, glyphId: number }>} */
-  const found = new Map();
+  // Not memoised: a cmap lookup is a short binary search, and titles come from arbitrary pages,
+  // so a cache keyed by code point would only grow.
   return {
     fonts: list,
     lookup(codePoint) {
-      let hit = found.get(codePoint);
-      if (hit) return hit;
-      hit = { font: list[0], glyphId: 0 };
       for (const font of list) {
         const glyphId = font.glyphIndex(codePoint);
-        if (glyphId !== 0) {
-          hit = { font, glyphId };
-          break;
-        }
+        if (glyphId !== 0) return { font, glyphId };
       }
-      found.set(codePoint, hit);
-      return hit;
+      return { font: list[0], glyphId: 0 };
     },
   };
 }
@@ -296,7 +289,11 @@ function parseCmap(cmap) {
     if (rank > 0 && (!best || rank > best.rank)) best = { rank, offset };
   }
   if (!best) throw new Error("font: no Unicode cmap subtable of format 4 or 12");
-  const sub = new DataView(cmap.buffer, cmap.byteOffset + best.offset);
+  const sub = new DataView(
+    cmap.buffer,
+    cmap.byteOffset + best.offset,
+    cmap.byteLength - best.offset,
+  );
   return sub.getUint16(0) === 4 ? cmapFormat4(sub) : cmapFormat12(sub);
 }
 
