@@ -57,14 +57,17 @@ export function layoutText(stack, text, size, maxWidth = Infinity) {
   const ellipsis = stack.lookup(ELLIPSIS.codePointAt(0) ?? 0).glyphId !== 0
     ? [ELLIPSIS]
     : [".", ".", "."];
-  const ellipsisWidth = place(stack, ellipsis, size, 0).width;
-  if (ellipsisWidth > maxWidth) return { text: "", width: 0, ascent, descent, size, glyphs: [] };
+  // Measured from each candidate pen position the way it will be placed, so the width checked
+  // is the width returned to the last bit.
+  const endAfterEllipsis = (/** @type {number} */ start) =>
+    place(stack, ellipsis, size, start).width;
+  if (endAfterEllipsis(0) > maxWidth) {
+    return { text: "", width: 0, ascent, descent, size, glyphs: [] };
+  }
 
   // The longest prefix that leaves room for the ellipsis, without the spaces it ends in.
   let kept = 0;
-  while (
-    kept < placed.glyphs.length && placed.ends[kept] + ellipsisWidth <= maxWidth
-  ) kept++;
+  while (kept < placed.glyphs.length && endAfterEllipsis(placed.ends[kept]) <= maxWidth) kept++;
   while (kept > 0 && placed.chars[kept - 1] === " ") kept--;
   const prefixWidth = kept === 0 ? 0 : placed.ends[kept - 1];
   const tail = place(stack, ellipsis, size, prefixWidth);
