@@ -22,6 +22,7 @@ import { createCapturesRouter } from "./routes/captures.ts";
 import { createDiscoveryRouter } from "./routes/discovery.ts";
 import { createEditorRouter } from "./routes/editor.ts";
 import { createExportRouter } from "./routes/export.ts";
+import { createFrameRouter } from "./routes/frame.ts";
 import { exportAdmission } from "./lib/http/upload_admission.ts";
 import { boundedFormParts } from "./lib/http/multipart_parts.ts";
 import { createHealthRouter } from "./routes/health.ts";
@@ -48,7 +49,9 @@ export function createApp(deps: AppDeps) {
     await next();
   });
   app.use("*", requestId(), accessLog(), requestTelemetry());
+  // Frames run on the export's codecs: one admission for both.
   app.use("/api/export", exportAdmission());
+  app.use("/api/frame", exportAdmission());
   const uploadLimit = bodyLimitOf(deps.config.MAX_UPLOAD_BYTES, "Upload a smaller image");
   const jsonLimit = bodyLimitOf(DEFAULT_BODY_LIMIT, "Send a smaller JSON body");
   // A capture request may carry a whole html document; an MCP call of export_image carries the
@@ -60,6 +63,7 @@ export function createApp(deps: AppDeps) {
   );
   const limits: Record<string, MiddlewareHandler<AppEnv>> = {
     "/api/export": uploadLimit,
+    "/api/frame": uploadLimit,
     "/api/screenshot": captureLimit,
     [MCP_PATH]: mcpLimit,
   };
@@ -67,12 +71,14 @@ export function createApp(deps: AppDeps) {
   // /mcp answers a body past the JSON bounds with a JSON-RPC error of its own (lib/mcp/batch.ts).
   app.use("*", utf8JsonBody([MCP_PATH]));
   app.use("/api/export", boundedFormParts());
+  app.use("/api/frame", boundedFormParts());
 
   // API operations first: the order here is the order of /openapi.json and /llms.txt.
   app.route("/", createScreenshotRouter());
   // Not rate limited: it renders nothing, and what it serves is bounded by the link's bytes.
   app.route("/", createCapturesRouter());
   app.route("/", createExportRouter());
+  app.route("/", createFrameRouter());
   app.route("/", createPostRouter());
   app.route("/", createImageProxyRouter());
   app.route("/", createMcpRouter(() => app));

@@ -10,6 +10,7 @@ import { createPostCache } from "./posts/cache.ts";
 import { instrumentStore } from "./store/instrument.ts";
 import { exporterTranscoder, inJobFormat } from "./capture/transcode.ts";
 import { createOperatorAuth } from "./http/bearer.ts";
+import { createFramer } from "./frame/framer.ts";
 import type { AppDeps, AppParts } from "./http/app_env.ts";
 
 export type { AppDeps, AppParts };
@@ -34,5 +35,16 @@ export function assembleServices(parts: AppParts): AppDeps {
   const posts = createPostCache({ store, log });
   const operatorAuth = createOperatorAuth({ clock, log });
   const captureLinks = captureLinksOf({ ...parts, store });
-  return { ...parts, store, captureCache, screenshots, posts, operatorAuth, captureLinks };
+  // Frames decode and encode on the export's codec path.
+  const framer = createFramer({ encoder: parts.exporter.encoder });
+  return {
+    ...parts,
+    store,
+    captureCache,
+    screenshots,
+    posts,
+    operatorAuth,
+    captureLinks,
+    framer,
+  };
 }

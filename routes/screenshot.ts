@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import {
   checkDocumentNotBlocked,
   hasOptions,
+  type ImageFormat,
   outputKind,
   parseTargetUrl,
   planCapture,
@@ -12,6 +13,7 @@ import {
   SCREENSHOT_BODY_LIMIT,
   targetLogFields,
   type VideoFormat,
+  viewportOf,
 } from "../lib/capture/mod.ts";
 import { ApiError, invalidRequest, invalidUrl } from "../lib/errors.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
@@ -28,6 +30,7 @@ import {
   ScreenshotResponseSchema,
 } from "./screenshot_schemas.ts";
 import { captureJson, chooseAnswer, rawMediaType, setCaptureHeaders } from "./screenshot_answer.ts";
+import { frameCapture, placementHeader, refuseFrameOf, unencoded } from "./screenshot_frame.ts";
 import { traced } from "../lib/telemetry/trace.ts";
 
 // The raw-bytes answer: what Accept: image/png, application/pdf, video/mp4 ... gets.
@@ -160,14 +163,18 @@ export function createScreenshotRouter() {
     async (c) => {
       const { config, screenshots, adFilters, videoEncoders } = c.var.deps;
       const body = c.req.valid("json");
-      const { url: sentUrl, html, ...fields } = body;
+      const { url: sentUrl, html, frame, ...fields } = body;
       // Before anything is rendered: an Accept the capture could not satisfy is the caller's.
       const answer = chooseAnswer(c.req.header("Accept"), fields.format);
       const plan = planCapture(
         { ...fields, html, format: answer.format },
         { cacheTtlSeconds: config.CACHE_TTL_SECONDS },
       );
-      const { deviceType, colorScheme, options, credentials } = plan;
+      if (frame) refuseFrameOf(answer.format);
+      const { deviceType, colorScheme, credentials } = plan;
+      // A framed capture is shot as the plain PNG (one cache entry with unframed requests) and
+      // encoded in the asked format once framed.
+      const options = frame ? unencoded(plan.options) : plan.options;
       let outcome;
       let url: string;
       let charge: CaptureCharge | undefined;
@@ -216,20 +223,31 @@ export function createScreenshotRouter() {
       }
       const cache = outcome.cached ? "hit" : "miss";
       Object.assign(c.var.logFields, { cache, strategy: outcome.strategy });
+      const framed = frame
+        ? await frameCapture(c.var.deps.framer, outcome, frame, {
+          url,
+          pixelRatio: viewportOf(deviceType, options).scale,
+          format: answer.format as ImageFormat,
+          quality: plan.options.quality,
+        })
+        : null;
       const capture = {
         ...outcome,
+        ...(framed ? { image: framed.bytes } : {}),
         format: answer.format,
         url,
         deviceType,
         colorScheme,
       };
       const size = setCaptureHeaders(c, capture);
+      if (framed) c.header("X-Frame-Image", placementHeader(framed.placement));
       if (answer.raw) {
         return c.body(capture.image as Uint8Array<ArrayBuffer>, 200, {
           "Content-Type": rawMediaType(answer.format),
         });
       }
-      return c.json(captureJson(capture, size), 200);
+      const json = captureJson(capture, size);
+      return c.json(framed ? { ...json, frame: framed.placement } : json, 200);
     },
     (result) =>
       result.success ? undefined : refuseCapture(result.error.issues, validatedInput(result)),

@@ -34,6 +34,7 @@ import {
 } from "../lib/capture/mod.ts";
 import { RATE_LIMIT_HEADERS } from "../lib/http/openapi_responses.ts";
 import { CaptureReportSchema } from "./report_schemas.ts";
+import { FramePlacementSchema, FrameSchema } from "./frame_schemas.ts";
 import { OutputFormatSchema, PdfOptionsSchema, RecordingOptionsSchema } from "./output_schemas.ts";
 
 const DEVICE_LIST = DEVICE_NAMES.map((name) => {
@@ -258,6 +259,13 @@ export const ScreenshotRequestSchema = z.object({
     example: true,
   }),
   format: OutputFormatSchema,
+  frame: FrameSchema.optional().openapi({
+    description: "A finished picture instead of the raw capture: the capture on a background " +
+      "with padding, rounded corners, a shadow, a browser bar with the page's own title and " +
+      "icon, or a laptop, phone or tablet around it, at a social size if asked (see Frame). " +
+      "The capture itself is cached as without a frame, so another frame of a cached capture " +
+      "renders no page. Images only (png, jpeg, webp): with another format a 400.",
+  }),
   pdf: PdfOptionsSchema,
   recording: RecordingOptionsSchema,
   quality: z.int().min(1).max(100).optional().openapi({
@@ -462,6 +470,10 @@ export const ScreenshotResponseSchema = z.object({
     example: true,
   }),
   report: CaptureReportSchema.optional(),
+  frame: FramePlacementSchema.optional().openapi({
+    description: "With a frame: its size and where the capture went in it (`width` and " +
+      "`height` above are the frame's).",
+  }),
 }).openapi("ScreenshotResponse");
 
 /** Headers of a successful capture: cache, target status and the rate-limit state. */

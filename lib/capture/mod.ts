@@ -22,6 +22,7 @@ export {
 export type { CaptureRequestFields } from "./request/plan.ts";
 export * from "./request/output.ts";
 export { targetLogFields } from "./request/log_target.ts";
+export { viewportOf } from "./request/viewport.ts";
 export * from "./types.ts";
 export * from "./report.ts";
 export { FAVICON_BUDGET_MS } from "./page/favicon.ts";

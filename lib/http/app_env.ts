@@ -12,6 +12,7 @@ import type { Store } from "../store/store.ts";
 import type { Clock } from "../clock.ts";
 import type { OperatorAuth } from "./bearer.ts";
 import type { Upstreams } from "../upstreams.ts";
+import type { Framer } from "../frame/framer.ts";
 
 /**
  * The components main.ts (or a test) opens, launches or injects: each arrives ready, and the
@@ -48,6 +49,8 @@ export interface AppDeps extends AppParts {
   operatorAuth: OperatorAuth;
   /** Captures an MCP tool answered, kept CAPTURE_LINK_TTL_SECONDS under unguessable links. */
   captureLinks: CaptureLinks;
+  /** The frame step of captures and of POST /api/frame, on the export's codec path. */
+  framer: Framer;
 }
 
 /** Hono environment shared by every router, so handlers see one typed context. */
