@@ -25,20 +25,20 @@ export function createImage(width, height) {
 }
 
 /**
- * The gradient's parameter per pixel, CSS style: the line through the centre at `angle` (0deg
- * up, 90deg right), long enough that the corners it points from and to get exactly the end
- * colours.
+ * The gradient's parameter per pixel, CSS style: a line through the centre at `angle` (0deg up,
+ * 90deg right), as long as the image seen along it, measured between pixel centres so that the
+ * corners it runs from and to get exactly the end colours.
  * @param {number} width
  * @param {number} height
  * @param {number} angle degrees
  */
 function gradientLine(width, height, angle) {
   const quarter = angle % 90 === 0;
-  // Exact on the axes and diagonals' quarters; the trigonometry runs once per image.
+  // Exact on the axes; the trigonometry runs once per image.
   const rad = (angle * Math.PI) / 180;
   const dx = quarter ? [0, 1, 0, -1][angle / 90] : Math.sin(rad);
   const dy = quarter ? [-1, 0, 1, 0][angle / 90] : -Math.cos(rad);
-  const length = Math.abs(width * dx) + Math.abs(height * dy);
+  const length = Math.abs((width - 1) * dx) + Math.abs((height - 1) * dy) || 1;
   return { dx: dx / length, dy: dy / length };
 }
 
@@ -64,9 +64,9 @@ export function fillBackground(image, background) {
   const { dx, dy } = gradientLine(width, height, background.angle);
   const dr = to[0] - from[0], dg = to[1] - from[1], db = to[2] - from[2];
   for (let y = 0, i = 0; y < height; y++) {
-    const rowT = 0.5 + (y + 0.5 - height / 2) * dy;
+    const rowT = 0.5 + (y - (height - 1) / 2) * dy;
     for (let x = 0; x < width; x++, i += 4) {
-      let t = rowT + (x + 0.5 - width / 2) * dx;
+      let t = rowT + (x - (width - 1) / 2) * dx;
       t = t < 0 ? 0 : t > 1 ? 1 : t;
       data[i] = Math.round(from[0] + dr * t);
       data[i + 1] = Math.round(from[1] + dg * t);
@@ -92,7 +92,7 @@ export function backgroundAt(background, width, height) {
   const { from, to } = background;
   const { dx, dy } = gradientLine(width, height, background.angle);
   return (x, y) => {
-    let t = 0.5 + (y + 0.5 - height / 2) * dy + (x + 0.5 - width / 2) * dx;
+    let t = 0.5 + (y - (height - 1) / 2) * dy + (x - (width - 1) / 2) * dx;
     t = t < 0 ? 0 : t > 1 ? 1 : t;
     return [
       Math.round(from[0] + (to[0] - from[0]) * t),
