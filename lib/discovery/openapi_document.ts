@@ -65,6 +65,10 @@ export function documentBuilder(getApp: () => OpenAPIHono<AppEnv>) {
       tags: [
         { name: "Capture", description: "Screenshots of live pages." },
         { name: "Export", description: "Re-encoding of images." },
+        {
+          name: "Frame",
+          description: "Finished pictures: an image on a background, in a window or a device.",
+        },
         { name: "Posts", description: "Public posts and their media." },
         { name: "Discovery", description: "Machine-readable descriptions of this API." },
       ],

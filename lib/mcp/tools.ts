@@ -59,7 +59,7 @@ interface ToolEntry {
 }
 
 /** The capture fields the page's text has no use for: what read_page leaves out of a capture. */
-export const TEXT_UNUSED: readonly string[] = ["format", ...fieldsUnusedBy("text")];
+export const TEXT_UNUSED: readonly string[] = ["format", "frame", ...fieldsUnusedBy("text")];
 
 // A live page: the next render may differ; it reaches the open web.
 const LIVE_PAGE = { readOnlyHint: true, idempotentHint: false, openWorldHint: true } as const;
