@@ -15,6 +15,9 @@ import { type BarPage, renderFrame } from "./render.js";
 import type { Rgba } from "./raster.js";
 import { type FrameCodec, frameCodecFor, type FrameOutput } from "./codec.ts";
 import { loadFrameFonts } from "./fonts.ts";
+import { runInWorker } from "../codecs/one_shot_worker.ts";
+import { canStartWorkers } from "../codecs/worker_pool.ts";
+import type { RenderReply, RenderRequest } from "./render_worker.ts";
 
 /** The largest finished frame, in pixels: 40 MP of RGBA is 160 MB held while it is drawn. */
 export const MAX_FRAME_PIXELS = 40_000_000;
@@ -75,8 +78,7 @@ export function createFramer(options: { encoder: EncoderName }): Framer {
       const image = await decode(source.bytes);
       const bar = barStyleOf(design) !== false;
       const page = bar ? await barPage(source, { decode, decodeAny }) : null;
-      const fonts = bar && page ? await loadFrameFonts() : null;
-      const framed = renderFrame(image, design, { pixelRatio, page, fonts });
+      const framed = await render({ source: image, design, pixelRatio, page });
       const bytes = await encode(framed.image, output);
       return {
         bytes,
@@ -86,6 +88,39 @@ export function createFramer(options: { encoder: EncoderName }): Framer {
       };
     },
   };
+}
+
+/**
+ * Up to this many pixels a frame is drawn on the request thread (a social size or a 1080p
+ * capture, tens of milliseconds); a larger one in a Worker of its own, where Workers run.
+ */
+const ON_THREAD_MAX_PIXELS = 4_000_000;
+const WORKER_URL = new URL("./render_worker.ts", import.meta.url);
+
+/** The frame drawn here or in a Worker, by its size. */
+async function render(request: RenderRequest): Promise<{ image: Rgba; layout: FrameLayout }> {
+  const { source, design, pixelRatio, page } = request;
+  const layout = layoutFrame(design, { ...source, pixelRatio });
+  if (layout.width * layout.height > ON_THREAD_MAX_PIXELS && await canStartWorkers()) {
+    const moved = {
+      ...request,
+      source: owned(source),
+      page: page && { ...page, icon: page.icon && owned(page.icon) },
+    };
+    const transfer = [moved.source, moved.page?.icon].flatMap((image) =>
+      image ? [image.data.buffer as ArrayBuffer] : []
+    );
+    return await runInWorker<RenderReply>(WORKER_URL, moved, transfer);
+  }
+  const fonts = page ? await loadFrameFonts() : null;
+  return renderFrame(source, design, { pixelRatio, page, fonts });
+}
+
+/** Pixels whose buffer is theirs alone, so it can be handed to a Worker. */
+function owned(image: Rgba): Rgba {
+  const { data } = image;
+  if (data.byteOffset === 0 && data.byteLength === data.buffer.byteLength) return image;
+  return { ...image, data: data.slice() };
 }
 
 /** Refuses, before any decoding, a frame whose canvas would be over the bounds. */
