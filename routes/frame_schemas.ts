@@ -35,7 +35,7 @@ const GradientSchema = z.object({
       "bottom; default 135 (top left to bottom right).",
     example: 135,
   }),
-}).strict().openapi("FrameGradient");
+}).strict();
 
 const sideOf = (what: string, example: number) =>
   z.int().min(FRAME_LIMITS.side.min).max(FRAME_LIMITS.side.max).openapi({
@@ -99,7 +99,7 @@ export const FrameSchema = z.object({
       "top, cut at the bottom edge with a fade.",
     example: "top",
   }),
-}).strict().openapi("Frame");
+}).strict();
 
 export type FrameRequest = z.infer<typeof FrameSchema>;
 
@@ -125,4 +125,4 @@ export const FramePlacementSchema = z.object({
   image: RectSchema.openapi({
     description: "Where that part was drawn in the frame, in the frame's pixels.",
   }),
-}).openapi("FramePlacement");
+});

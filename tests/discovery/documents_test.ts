@@ -10,6 +10,8 @@ const PUBLIC_OPERATIONS: Record<string, [string, string]> = {
   getKeptCapture: ["get", "/api/captures/{id}"],
   optimizeExportImage: ["post", "/api/export"],
   optimizeExportImageMethodProbe: ["get", "/api/export"],
+  frameImage: ["post", "/api/frame"],
+  frameImageMethodProbe: ["get", "/api/frame"],
   getPost: ["get", "/api/post/{id}"],
   proxySocialImage: ["get", "/api/image-proxy"],
   getOpenApiSpec: ["get", "/openapi.json"],

@@ -53,7 +53,7 @@ Deno.test("every operation of /openapi.json is in /llms.txt, /llms-full.txt and 
   const operations = Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op }))
   );
-  assert.equal(operations.length, 10);
+  assert.equal(operations.length, 12);
   for (const { path, method, op } of operations) {
     const id = op.operationId;
     assert.ok(llms.includes(`[${method} ${path}](http://localhost/docs#op-${id})`), id);
@@ -95,7 +95,7 @@ Deno.test("/llms-full.txt and /docs state every fact of the one reference model"
   }
 });
 
-Deno.test("the capture's answer is listed field by field, its metadata and report one level down", async () => {
+Deno.test("the capture's answer is listed field by field, its metadata, report and frame one level down", async () => {
   const { document, reference } = await documentsOf();
   const capture = reference.operations.find((op) => op.id === "captureScreenshot")!;
   const names = capture.answers.flatMap((a) => a.fields.map((f) => f.name));
@@ -105,9 +105,12 @@ Deno.test("the capture's answer is listed field by field, its metadata and repor
   const report = Object.keys(schemas.CaptureReport?.properties ?? {}).map((name) =>
     `report.${name}`
   );
+  const frame = Object.keys(schemas.ScreenshotResponse?.properties?.frame?.properties ?? {})
+    .map((name) => `frame.${name}`);
   assert.ok(page.includes("page.faviconData"));
   assert.ok(report.includes("report.findings"));
-  assert.deepEqual(new Set(names), new Set([...answer, ...page, ...report]));
+  assert.ok(frame.includes("frame.image"));
+  assert.deepEqual(new Set(names), new Set([...answer, ...page, ...report, ...frame]));
 });
 
 Deno.test("each error code a response names links to that code's entry", async () => {
