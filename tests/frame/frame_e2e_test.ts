@@ -1,7 +1,8 @@
 /**
  * Frames on the real app and a real Chromium: the browser bar drawn from the page's own title,
  * theme colour and icon (nothing fetched for it), a new frame of the cached capture with no
- * request to the page, and the MCP capture tool answering the framed picture.
+ * request to the page, the MCP capture tool answering the framed picture, and the same bar on the
+ * remote backend.
  */
 import assert from "node:assert/strict";
 import { html, servePages } from "../../testing/capture_fixtures.ts";
@@ -10,12 +11,15 @@ import { solidPng } from "../../testing/icons.ts";
 import { imageOf, mcpSession } from "../../testing/mcp.ts";
 import { decodePng } from "../../testing/capture_fixtures.ts";
 import { pngSize } from "../../testing/png.ts";
+import { shapeHarness } from "../../testing/shape_harness.ts";
 
 const ICON_RGB = [200, 30, 40] as const;
 const THEME = "#1b4d8f";
+const BAR_FRAME = { browserBar: "auto", shadow: 0, padding: 32 };
 
-Deno.test("frames of real captures: the bar from the page, reframing renders nothing", async (t) => {
-  const pages = servePages({
+/** A page with a title, a theme colour and an icon, for the bar to show. */
+function titledPages() {
+  return servePages({
     "/titled": () =>
       html(
         `<!doctype html><html><head><title>Quarterly numbers, framed</title>` +
@@ -26,30 +30,36 @@ Deno.test("frames of real captures: the bar from the page, reframing renders not
     "/icon.png": () =>
       new Response(solidPng(32, ICON_RGB), { headers: { "content-type": "image/png" } }),
   });
+}
+
+/** A desktop capture framed with BAR_FRAME: the bar in the theme colour with icon and title. */
+function assertBarFromPage(image: ReturnType<typeof decodePng>, placement: { image: object }) {
+  // Desktop 1920x1080 below a 40 px bar, 32 px of padding around.
+  assert.deepEqual([image.width, image.height], [1920 + 64, 1080 + 40 + 64]);
+  assert.deepEqual(placement.image, { x: 32, y: 72, width: 1920, height: 1080 });
+  const barY = 32;
+  assert.deepEqual(image.rgb(1900, barY + 20), [0x1b, 0x4d, 0x8f], "theme colour");
+  const iconX = Math.round(32 + 40 * 1.9), iconY = Math.round(barY + 11);
+  assert.deepEqual(image.rgb(iconX + 9, iconY + 9), [...ICON_RGB], "the page's icon");
+  // Light text on the dark theme colour, right of the icon.
+  let text = 0;
+  for (let y = barY + 8; y < barY + 32; y++) {
+    for (let x = iconX + 30; x < iconX + 400; x++) if (image.rgb(x, y)[0] > 180) text++;
+  }
+  assert.ok(text > 200, `title pixels: ${text}`);
+  // The page itself fills the window below the bar.
+  assert.deepEqual(image.rgb(1000, 72 + 900), [255, 255, 255]);
+}
+
+Deno.test("frames of real captures: the bar from the page, reframing renders nothing", async (t) => {
+  const pages = titledPages();
   const { harness, shoot, capture } = await captureHarness(pages);
   const url = `${pages.origin}/titled`;
   try {
     await t.step("auto bar: theme colour, the page's icon and its title in text", async () => {
-      const { json, image } = await capture("/titled", {
-        frame: { browserBar: "auto", shadow: 0, padding: 32 },
-      });
+      const { json, image } = await capture("/titled", { frame: BAR_FRAME });
       assert.equal(json.page.title, "Quarterly numbers, framed");
-      const placement = json.frame;
-      // Desktop 1920x1080 below a 40 px bar, 32 px of padding around.
-      assert.deepEqual([image.width, image.height], [1920 + 64, 1080 + 40 + 64]);
-      assert.deepEqual(placement.image, { x: 32, y: 72, width: 1920, height: 1080 });
-      const barY = 32;
-      assert.deepEqual(image.rgb(1900, barY + 20), [0x1b, 0x4d, 0x8f], "theme colour");
-      const iconX = Math.round(32 + 40 * 1.9), iconY = Math.round(barY + 11);
-      assert.deepEqual(image.rgb(iconX + 9, iconY + 9), [...ICON_RGB], "the page's icon");
-      // Light text on the dark theme colour, right of the icon.
-      let text = 0;
-      for (let y = barY + 8; y < barY + 32; y++) {
-        for (let x = iconX + 30; x < iconX + 400; x++) if (image.rgb(x, y)[0] > 180) text++;
-      }
-      assert.ok(text > 200, `title pixels: ${text}`);
-      // The page itself fills the window below the bar.
-      assert.deepEqual(image.rgb(1000, 72 + 900), [255, 255, 255]);
+      assertBarFromPage(image, json.frame);
     });
 
     await t.step("another frame of the cached capture: no request reaches the page", async () => {
@@ -84,6 +94,17 @@ Deno.test("frames of real captures: the bar from the page, reframing renders not
     });
   } finally {
     await harness.close();
+    await pages.close();
+  }
+});
+
+Deno.test("a frame of a capture on the remote backend: the same bar from the page", async () => {
+  const pages = titledPages();
+  try {
+    await using remote = await shapeHarness(pages, "remote");
+    const { json, png } = await remote.shoot("/titled", { fullPage: false, frame: BAR_FRAME });
+    assertBarFromPage(decodePng(png), json.frame);
+  } finally {
     await pages.close();
   }
 });
