@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ExportFailure } from "../lib/codecs/errors.ts";
 import { exportAnswer } from "../lib/codecs/failures.ts";
 import { EXPORT_FORMATS, MAX_PIXELS, MAX_SIDE, QUALITY_PRESETS } from "../lib/codecs/presets.ts";
-import { errorResponses } from "../lib/http/openapi_responses.ts";
+import { binaryContent, BUSY_HEADERS, errorResponses } from "../lib/http/openapi_responses.ts";
 import { createRouter, mountMethodProbe } from "../lib/http/router.ts";
 import { METRICS, secondsSince } from "../lib/telemetry/metrics.ts";
 import { outcomeOf, traced } from "../lib/telemetry/trace.ts";
@@ -49,8 +49,6 @@ const errors = errorResponses({
   },
 });
 
-const binary = z.string().openapi({ type: "string", format: "binary" });
-
 const exportRoute = createRoute({
   method: "post",
   path: "/api/export",
@@ -87,19 +85,10 @@ const exportRoute = createRoute({
         "X-Export-Output-Bytes": described("Size of the returned image in bytes.", "86016"),
         "X-Export-Encoder": described("Codec path that produced it: sharp or wasm.", "sharp"),
       }),
-      content: {
-        "image/png": { schema: binary },
-        "image/jpeg": { schema: binary },
-        "image/webp": { schema: binary },
-      },
+      content: binaryContent("image/png", "image/jpeg", "image/webp"),
     },
     ...errors,
-    503: {
-      ...errors[503],
-      headers: z.object({
-        "Retry-After": z.string().openapi({ description: "Seconds to wait.", example: "2" }),
-      }),
-    },
+    503: { ...errors[503], headers: BUSY_HEADERS },
   },
 });
 

@@ -3,7 +3,7 @@ import { exportAnswer } from "../lib/codecs/failures.ts";
 import { EXPORT_FORMATS, EXTENSIONS, MAX_PIXELS, QUALITY_PRESETS } from "../lib/codecs/presets.ts";
 import { invalidRequest } from "../lib/errors.ts";
 import { MAX_FRAME_PIXELS } from "../lib/frame/framer.ts";
-import { errorResponses } from "../lib/http/openapi_responses.ts";
+import { binaryContent, BUSY_HEADERS, errorResponses } from "../lib/http/openapi_responses.ts";
 import { createRouter, mountMethodProbe, validationError } from "../lib/http/router.ts";
 import { traced } from "../lib/telemetry/trace.ts";
 import { FrameSchema } from "./frame_schemas.ts";
@@ -45,7 +45,6 @@ export const FrameRequestSchema = z.object({
 
 const described = (description: string, example: string) =>
   z.string().openapi({ description, example });
-const binary = z.string().openapi({ type: "string", format: "binary" });
 
 const errors = errorResponses({
   400: {
@@ -103,19 +102,10 @@ const frameRoute = createRoute({
         ),
         "X-Export-Encoder": described("Codec path that produced it: sharp or wasm.", "sharp"),
       }),
-      content: {
-        "image/png": { schema: binary },
-        "image/jpeg": { schema: binary },
-        "image/webp": { schema: binary },
-      },
+      content: binaryContent("image/png", "image/jpeg", "image/webp"),
     },
     ...errors,
-    503: {
-      ...errors[503],
-      headers: z.object({
-        "Retry-After": z.string().openapi({ description: "Seconds to wait.", example: "2" }),
-      }),
-    },
+    503: { ...errors[503], headers: BUSY_HEADERS },
   },
 });
 

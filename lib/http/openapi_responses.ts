@@ -7,6 +7,11 @@ export function binaryContent(...mediaTypes: string[]) {
   return Object.fromEntries(mediaTypes.map((type) => [type, { schema }]));
 }
 
+/** The headers of a 503 from a busy encoder (an export or a frame): when to try again. */
+export const BUSY_HEADERS = z.object({
+  "Retry-After": z.string().openapi({ description: "Seconds to wait.", example: "2" }),
+});
+
 export const RATE_LIMIT_HEADERS = z.object({
   "Retry-After": z.string().openapi({ description: "Seconds to wait (integer).", example: "42" }),
   "X-RateLimit-Limit": z.string().openapi({
