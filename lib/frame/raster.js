@@ -331,6 +331,7 @@ export function resample(source, crop, width, height) {
     }
     return out;
   }
+  if (opaque(source, crop)) return resampleOpaque(source, crop, width, height);
   // Rows first (to the new width), then columns, in premultiplied floats.
   const across = resampleWeights(cw, width);
   const hStart = across.start, hCount = across.count, hWeights = across.weights;
@@ -378,6 +379,82 @@ export function resample(source, crop, width, height) {
       data[o + 1] = Math.round(g / a);
       data[o + 2] = Math.round(b / a);
       data[o + 3] = Math.round(a);
+    }
+  }
+  return out;
+}
+
+/**
+ * Whether every pixel of a rectangle of `image` is opaque (a capture almost always is).
+ * @param {Rgba} image
+ * @param {Rect} rect
+ */
+function opaque(image, rect) {
+  const data = image.data;
+  for (let y = rect.y; y < rect.y + rect.height; y++) {
+    const end = ((y * image.width) + rect.x + rect.width) * 4;
+    for (let i = ((y * image.width) + rect.x) * 4 + 3; i < end; i += 4) {
+      if (data[i] !== 255) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * resample() of an opaque rectangle: no alpha to weigh the colours by, so plain weighted sums.
+ * @param {Rgba} source
+ * @param {Rect} crop
+ * @param {number} width
+ * @param {number} height
+ * @returns {Rgba}
+ */
+function resampleOpaque(source, crop, width, height) {
+  const { x: cx, y: cy, width: cw, height: ch } = crop;
+  const src = source.data;
+  const across = resampleWeights(cw, width);
+  const hStart = across.start, hCount = across.count, hWeights = across.weights;
+  const hTaps = across.taps;
+  const mid = new Float32Array(width * ch * 3);
+  const stride = source.width * 4;
+  for (let y = 0; y < ch; y++) {
+    const row = (cy + y) * stride + cx * 4;
+    let o = y * width * 3;
+    for (let x = 0; x < width; x++, o += 3) {
+      let r = 0, g = 0, b = 0;
+      let i = row + hStart[x] * 4;
+      const w0 = x * hTaps, count = hCount[x];
+      for (let k = 0; k < count; k++, i += 4) {
+        const w = hWeights[w0 + k];
+        r += src[i] * w;
+        g += src[i + 1] * w;
+        b += src[i + 2] * w;
+      }
+      mid[o] = r;
+      mid[o + 1] = g;
+      mid[o + 2] = b;
+    }
+  }
+  const down = resampleWeights(ch, height);
+  const vStart = down.start, vCount = down.count, vWeights = down.weights, vTaps = down.taps;
+  const out = createImage(width, height);
+  const data = out.data;
+  const line = width * 3;
+  for (let y = 0; y < height; y++) {
+    const first = vStart[y] * line, count = vCount[y], w0 = y * vTaps;
+    let o = y * width * 4;
+    for (let x = 0; x < line; x += 3, o += 4) {
+      let r = 0, g = 0, b = 0;
+      for (let k = 0, i = first + x; k < count; k++, i += line) {
+        const w = vWeights[w0 + k];
+        r += mid[i] * w;
+        g += mid[i + 1] * w;
+        b += mid[i + 2] * w;
+      }
+      // The clamped array rounds half to even; Math.round keeps both paths' rounding alike.
+      data[o] = Math.round(r);
+      data[o + 1] = Math.round(g);
+      data[o + 2] = Math.round(b);
+      data[o + 3] = 255;
     }
   }
   return out;
