@@ -3,7 +3,8 @@
  * layers in-process (a gradient background, a blurred shadow, the capture resized with rounded
  * corners, one PNG out). Both start from the capture's PNG bytes and end with a PNG at zlib 6
  * with adaptive filters; runs alternate, medians and their ratio are printed as a Markdown table.
- * The frame runs on both of its codec paths (libvips through sharp, and wasm).
+ * The frame runs on both of its codec paths (libvips through sharp, and wasm). Last, the time of a
+ * fresh capture of a small loopback page through the service, for scale.
  *
  * deno run -A bench/frames.ts [--runs=N]
  */
@@ -15,6 +16,8 @@ import { layoutFrame } from "../lib/frame/layout.js";
 import { resolveDesign } from "../lib/frame/design.js";
 import { encodeFixture, screenshotPixels } from "../testing/codecs.ts";
 import { loadAverage, median } from "./support/measure.ts";
+import { createTestApp } from "../testing/app.ts";
+import { servePages } from "../testing/capture_fixtures.ts";
 
 const RUNS = Number(Deno.args.find((a) => a.startsWith("--runs="))?.slice(7) ?? 15);
 const CAPTURE = await encodeFixture(screenshotPixels(1920, 1080), "png");
@@ -99,5 +102,31 @@ for (const [name, size] of Object.entries(SOCIAL_SIZES)) {
         `${(a / b).toFixed(2)}x | ${ours.length} / ${theirs.length} |`,
     );
   }
+}
+// The reference the frame should be far under: rendering the page itself (a fresh capture of a
+// small loopback page, 1920x1080, through the service on the local Chromium).
+const pages = servePages();
+const service = await createTestApp({
+  env: { ALLOW_PRIVATE_NETWORK: "true", RATE_LIMIT_PER_MINUTE: "10000" },
+});
+try {
+  const shoot = async () => {
+    const res = await service.app.request("/api/screenshot", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "image/png" },
+      body: JSON.stringify({ url: `${pages.origin}/`, forceRefresh: true }),
+    });
+    await res.arrayBuffer();
+  };
+  await shoot();
+  const captures: number[] = [];
+  for (let run = 0; run < Math.min(RUNS, 7); run++) captures.push(await time(shoot));
+  console.log(
+    `\nA fresh 1920x1080 capture of a loopback page through the service: ` +
+      `${median(captures).toFixed(0)} ms median.`,
+  );
+} finally {
+  await service.close();
+  await pages.close();
 }
 console.log(`\nLoad after: ${loadAverage()}`);
