@@ -1,7 +1,8 @@
 // @ts-check
 // The framed object around a capture: a plain window (rounded corners, optional browser bar) or
 // a device drawn as vector shapes (laptop, phone, tablet; no third-party artwork). Every length
-// follows the screen's width in whole output pixels, so a device looks the same at any size.
+// follows the screen's size in whole output pixels (a laptop's width, a phone's or tablet's
+// shorter side), so a device looks the same at any size.
 
 /** @typedef {import("./raster.js").RoundRect} RoundRect */
 /** @typedef {import("./raster.js").Rgba8} Rgba8 */
@@ -61,9 +62,12 @@ const grey = (n) => [n, n, n, 255];
  */
 export function deviceShape(device, width, height, radius) {
   const w = width;
+  const handheld = device === "phone" || device === "tablet";
+  // A phone or tablet on its side keeps its bezels: they follow the screen's shorter side.
+  const unit = handheld ? Math.min(w, height) : w;
   /** @param {number} f */
-  const part = (f) => Math.round(w * f);
-  if (device === "phone" || device === "tablet") {
+  const part = (f) => Math.round(unit * f);
+  if (handheld) {
     const phone = device === "phone";
     const bezel = part(phone ? 0.05 : 0.045);
     const screenRadius = part(phone ? 0.11 : 0.018);
