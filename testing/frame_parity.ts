@@ -8,7 +8,7 @@ import { minimalFields } from "../lib/frame/design.js";
 import type { FrameFields } from "../lib/frame/design.js";
 import { pngHeader, pngRows } from "../lib/codecs/png_rows.ts";
 import { watchProblems } from "./editor_browser.ts";
-import { pickFile, submit, typeInto } from "./editor_page.ts";
+import { pickFile, submit, typeInto, waitForFrame } from "./editor_page.ts";
 
 /** One design and the capture it frames (the capture form's choices beside the URL). */
 export interface ParityDesign {
@@ -201,6 +201,7 @@ export async function captureParity(
     await typeInto(page, "#capture-url", pageUrl);
     await submit(page, "#capture-submit");
     await waitForDesign(page, design.frame);
+    await waitForFrame(page);
     const editor = await canvasPixels(page);
     const copied = await copiedApiRequest(page);
     if (copied.requestLine !== `POST ${origin}/api/screenshot`) {
@@ -264,6 +265,7 @@ export async function ownImageParity(
       options.dir,
     );
     await waitForDesign(page, design.frame);
+    await waitForFrame(page);
     const editor = await canvasPixels(page);
     const copied = await copiedApiRequest(page);
     if (copied.requestLine !== `POST ${options.origin}/api/frame`) {

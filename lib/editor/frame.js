@@ -109,14 +109,20 @@ function frameFonts() {
 let pending = 0;
 let drawing = Promise.resolve();
 
-/** Redraws on the next animation frame: a burst of input events gives one render. */
+/**
+ * Redraws on the next animation frame: a burst of input events gives one render. The canvas
+ * carries `data-pending` until the last asked render is on it (tests and tools wait for that).
+ */
 export function scheduleRender() {
   refreshFrameControls();
+  els.canvas.dataset.pending = "";
   if (pending) return;
   pending = requestAnimationFrame(() => {
     pending = 0;
     // Renders run one after another, so a slow font load cannot land an older design last.
-    drawing = drawing.then(render, render);
+    drawing = drawing.then(render, render).finally(() => {
+      if (!pending) delete els.canvas.dataset.pending;
+    });
   });
 }
 
