@@ -117,12 +117,14 @@ export function scheduleRender() {
   refreshFrameControls();
   els.canvas.dataset.pending = "";
   if (pending) return;
-  pending = requestAnimationFrame(() => {
-    pending = 0;
-    // Renders run one after another, so a slow font load cannot land an older design last.
-    drawing = drawing.then(render, render).finally(() => {
-      if (!pending) delete els.canvas.dataset.pending;
-    });
+  pending = requestAnimationFrame(startRender);
+}
+
+function startRender() {
+  pending = 0;
+  // Renders run one after another, so a slow font load cannot land an older design last.
+  drawing = drawing.then(render, render).finally(() => {
+    if (!pending) delete els.canvas.dataset.pending;
   });
 }
 
@@ -209,6 +211,11 @@ export async function barPageOf(shot) {
 
 /** The framed canvas as PNG bytes (what export and copy start from). */
 export async function framedPng() {
+  // A change still waiting for its animation frame is drawn now: export what the form says.
+  if (pending) {
+    cancelAnimationFrame(pending);
+    startRender();
+  }
   await drawing;
   /** @type {Blob | null} */
   const png = await new Promise((resolve) => els.canvas.toBlob(resolve, "image/png"));
