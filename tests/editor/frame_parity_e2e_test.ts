@@ -52,7 +52,7 @@ Deno.test("the editor's frame equals the API's for the same design", async (t) =
         assertSame(result, minimalFields(design.frame));
       });
     }
-    await t.step(`own image: ${OWN_IMAGE_DESIGN.name}`, async () => {
+    await t.step(OWN_IMAGE_DESIGN.name, async () => {
       const png = await Deno.readFile(
         new URL("../../testing/screenshot_1080p.png", import.meta.url),
       );
