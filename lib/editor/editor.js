@@ -6,10 +6,12 @@
 // Shotline editor: capture a page, draw a post card or bring your own image, frame it on a
 // canvas, export or copy it. Plain ES modules, no build step; every request stays on this
 // origin (CSP connect-src 'self'). Type-checked against the DOM by `deno task check`.
+import "./api_request.js";
 import { drawPostCard } from "./card.js";
 import { captureBody } from "./capture_form.js";
 import "./downloads.js";
-import { browserBarOf, framedPng, render, setSource, sourceName } from "./frame.js";
+import { barPageOf, framedPng, scheduleRender, setSource, sourceName } from "./frame.js";
+import { applyFrameFields, designOfHash } from "./frame_form.js";
 import "./own_image.js";
 import { parsePostRef } from "./post.js";
 import { rememberSettings } from "./settings.js";
@@ -73,11 +75,15 @@ els.captureForm.addEventListener("submit", (event) => {
       signal,
     });
     const shot = await res.json();
-    const bitmap = await createImageBitmap(base64ToBlob(shot.screenshot, "image/png"));
+    // The PNG's own pixels, untouched by colour management: the service frames those.
+    const bitmap = await createImageBitmap(base64ToBlob(shot.screenshot, "image/png"), {
+      colorSpaceConversion: "none",
+      premultiplyAlpha: "none",
+    });
     signal.throwIfAborted();
-    const bar = await browserBarOf(shot);
+    const page = await barPageOf(shot);
     signal.throwIfAborted();
-    setSource(bitmap, new URL(shot.url).hostname, scale, bar);
+    setSource(bitmap, new URL(shot.url).hostname, { pixelRatio: scale, page, capture: body });
     const origin = shot.cached ? "from the cache" : "fresh";
     const cut = shot.truncated ? ", cut at the size limit" : "";
     return `Captured ${shot.url} (${bitmap.width}×${bitmap.height}, ${origin}${cut}).`;
@@ -206,4 +212,10 @@ if (matchMedia("(prefers-color-scheme: dark)").matches) {
   byId("cardTheme-dark", HTMLInputElement).checked = true;
 }
 rememberSettings();
-render();
+// A link's design wins over the remembered one.
+applyFrameFields(designOfHash(location.hash));
+addEventListener("hashchange", () => {
+  applyFrameFields(designOfHash(location.hash));
+  scheduleRender();
+});
+scheduleRender();

@@ -15,6 +15,7 @@ import {
   MIN_WIDTH,
 } from "../capture/request/options.ts";
 import { pageDownloads } from "./page_downloads.ts";
+import { frameForm } from "./page_frame.ts";
 
 // The choices are the API's own values, so the page offers exactly what the export accepts.
 const FORMAT_LABELS: Record<ExportFormat, string> = { png: "PNG", jpeg: "JPEG", webp: "WebP" };
@@ -34,6 +35,8 @@ export interface EditorAssetUrls {
   script: string;
   /** Every module it imports, preloaded so the browser fetches them in one round trip. */
   modules: string[];
+  /** The frame's fonts, in the renderer's fallback order (fetched by the editor). */
+  fonts: string[];
   stylesheet: string;
 }
 
@@ -69,16 +72,6 @@ const segmented = (legend: string, name: string, choices: Choices) =>
     </fieldset>
   `;
 
-const slider = (id: string, label: string, min: number, max: number, value: number) =>
-  html`
-    <div class="field slider">
-      <label
-        for="${id}">${label} <output id="${id}-out" for="${id}">${value}</output></label>
-      <input type="range" id="${id}" name="${id}" min="${min}" max="${max}"
-        value="${value}">
-    </div>
-  `;
-
 /** The named devices (the API's `device`), each with its pixel ratio for the preview. */
 const deviceOptions = () =>
   DEVICE_NAMES.map((name) => {
@@ -108,7 +101,13 @@ export function editorPage({ assets, maxUploadBytes }: EditorPageOptions) {
   return html`
     <!doctype html>
     <html lang="en">
-      ${pageHead({ title: "Shotline: screenshot editor", ...assets, markdown: "/llms.txt" })}
+      ${pageHead({
+        title: "Shotline: screenshot editor",
+        script: assets.script,
+        modules: assets.modules,
+        stylesheet: assets.stylesheet,
+        markdown: "/llms.txt",
+      })}
       <body>
         <header class="top">
           <h1>Shotline</h1>
@@ -196,30 +195,7 @@ export function editorPage({ assets, maxUploadBytes }: EditorPageOptions) {
             </section>
             <section class="card" aria-labelledby="frame-title">
               <h2 id="frame-title">Frame</h2>
-              <form id="frame-form">
-                <div class="field">
-                  <label for="background">Background</label>
-                  <select id="background" name="background">
-                    <option value="gradient">Gradient</option>
-                    <option value="solid">Solid colour</option>
-                    <option value="none">None (transparent)</option>
-                  </select>
-                </div>
-                <div class="row">
-                  <div class="field">
-                    <label for="color-from">Colour 1</label>
-                    <input type="color" id="color-from" name="colorFrom" value="#6a5cff">
-                  </div>
-                  <div class="field">
-                    <label for="color-to">Colour 2</label>
-                    <input type="color" id="color-to" name="colorTo" value="#ff7aa8">
-                  </div>
-                </div>
-                ${slider("padding", "Padding (%)", 0, 20, 6)}
-                ${slider("radius", "Rounded corners", 0, 40, 12)}
-                ${slider("shadow", "Shadow", 0, 100, 40)}
-                ${checkbox("browser-bar", "browserBar", "Browser bar (page title and icon)")}
-              </form>
+              ${frameForm()}
             </section>
             <section class="card" aria-labelledby="export-title">
               <h2 id="export-title">Export</h2>
@@ -265,7 +241,8 @@ export function editorPage({ assets, maxUploadBytes }: EditorPageOptions) {
                 capture a page.</p>
               <p class="drop-hint" id="drop-hint" hidden>Drop the image to frame it</p>
               <canvas id="canvas" width="0" height="0" role="img"
-                aria-label="Framed image preview" hidden></canvas>
+                aria-label="Framed image preview" data-fonts="${assets.fonts.join(" ")}"
+                hidden></canvas>
             </div>
           </section>
         </main>

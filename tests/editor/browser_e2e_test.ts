@@ -5,6 +5,7 @@ import { captureDownloads, launchChromium, watchProblems } from "../../testing/e
 import { POST_ID, startEditorInstance } from "../../testing/editor_instance.ts";
 import {
   flag,
+  framedSize,
   isHidden,
   readCanvas,
   type Rgb,
@@ -42,18 +43,20 @@ Deno.test("the editor captures a page, draws a post card from proxied media and 
     );
     const shot = await readCanvas(page, MEDIA_RED);
     assert.equal(shot.prefix, "data:image/png;base64,");
-    const pad = Math.round(1920 * 0.06); // default padding: 6 % of the width on each side
-    assert.deepEqual([shot.width, shot.height], [1920 + 2 * pad, 1080 + 2 * pad]);
+    const capture = { width: 1920, height: 1080 };
+    assert.deepEqual([shot.width, shot.height], framedSize({}, capture));
 
     // Frame controls work from the keyboard and redraw at once (Home: no padding).
-    await page.select("#background", "solid");
+    await page.select("#background", "color");
     await page.select("#background", "gradient");
     await page.focus("#padding");
     await page.keyboard.press("Home");
     const bare = await readCanvas(page, MEDIA_RED);
-    assert.deepEqual([bare.width, bare.height], [1920, 1080]);
+    assert.deepEqual([bare.width, bare.height], framedSize({ padding: 0 }, capture));
     for (let i = 0; i < 6; i++) await page.keyboard.press("ArrowRight");
     assert.equal(await text(page, "#padding-out"), "6");
+    const framed = await readCanvas(page, MEDIA_RED);
+    assert.deepEqual([framed.width, framed.height], framedSize({ padding: 6 }, capture));
 
     // Export to each format: the bytes the user gets decode to the canvas's dimensions.
     for (
@@ -72,9 +75,9 @@ Deno.test("the editor captures a page, draws a post card from proxied media and 
       const kind = sniffKind(file.bytes);
       assert.equal(kind, format, `${file.name} starts with the ${format} magic bytes`);
       const info = readImageInfo(kind!, file.bytes);
-      assert.deepEqual([info?.width, info?.height], [shot.width, shot.height]);
+      assert.deepEqual([info?.width, info?.height], [framed.width, framed.height]);
       const pixels = await decodeWasm(kind!, file.bytes);
-      assert.deepEqual([pixels.width, pixels.height], [shot.width, shot.height]);
+      assert.deepEqual([pixels.width, pixels.height], [framed.width, framed.height]);
       assert.match(
         await text(page, "#export-result"),
         new RegExp(`^${file.name.replaceAll(".", "\\.")}: [\\d.]+ (B|KB|MB) `),

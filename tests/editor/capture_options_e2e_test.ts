@@ -4,11 +4,13 @@ import { launchChromium } from "../../testing/editor_browser.ts";
 import { startEditorInstance, TALL_PAGE_PX } from "../../testing/editor_instance.ts";
 import {
   captureBodies,
+  framedSize,
   isHidden,
   openEditor,
   submit,
   text,
   typeInto,
+  waitForFrame,
 } from "../../testing/editor_page.ts";
 
 const CHECKBOXES = {
@@ -18,8 +20,9 @@ const CHECKBOXES = {
 };
 
 /** The canvas's pixel size, its size on screen, and whether the preview scrolls. */
-function preview(page: Page) {
-  return page.evaluate(`(() => {
+async function preview(page: Page) {
+  await waitForFrame(page);
+  return await page.evaluate(`(() => {
     const canvas = document.getElementById("canvas");
     const wrap = document.getElementById("drop-zone");
     const box = canvas.getBoundingClientRect();
@@ -62,8 +65,9 @@ const plain = (url: string) => ({
   forceRefresh: false,
 });
 
-// The frame's default padding is 6 % of the image's width on each side.
-const framed = (pixels: number) => pixels + 2 * Math.round((pixels * 6) / 100);
+/** The default frame's size around a capture of `width` x `height` at `pixelRatio`. */
+const framed = (width: number, height: number, pixelRatio = 1) =>
+  framedSize({}, { width, height, pixelRatio });
 
 Deno.test("the editor sends full page, scale, cookie banner and ad options only when set", async (t) => {
   const instance = await startEditorInstance();
@@ -79,7 +83,7 @@ Deno.test("the editor sends full page, scale, cookie banner and ad options only 
       assert.match(await text(page, "#status"), /^Captured .* \(1920×1080, fresh\)\.$/);
       assert.deepEqual(bodies.at(-1), plain(instance.pageUrl));
       const shown = await preview(page);
-      assert.equal(shown.width, framed(1920));
+      assert.equal(shown.width, framed(1920, 1080)[0]);
       plainShownWidth = shown.shownWidth;
     });
 
@@ -93,8 +97,7 @@ Deno.test("the editor sends full page, scale, cookie banner and ad options only 
         new RegExp(`^Captured .* \\(1920×${TALL_PAGE_PX}, fresh\\)\\.$`),
       );
       const shown = await preview(page);
-      assert.equal(shown.width, framed(1920));
-      assert.equal(shown.height, TALL_PAGE_PX + (framed(1920) - 1920));
+      assert.deepEqual([shown.width, shown.height], framed(1920, TALL_PAGE_PX));
       assert.ok(shown.height / shown.width > 1080 / 1920, "taller than the viewport's aspect");
       assert.ok(shown.tall && shown.scrolls, "the preview scrolls instead of shrinking it");
       await toggle(page, CHECKBOXES.fullPage);
@@ -114,17 +117,17 @@ Deno.test("the editor sends full page, scale, cookie banner and ad options only 
       });
       assert.match(await text(page, "#status"), /^Captured .* \(3840×2160, fresh\)\.$/);
       const shown = await preview(page);
-      assert.equal(shown.width, framed(3840));
-      assert.equal(shown.height, 2160 + (framed(3840) - 3840));
+      const [width, height] = framed(3840, 2160, 2);
+      assert.deepEqual([shown.width, shown.height], [width, height]);
       assert.equal(shown.shownWidth, plainShownWidth, "shown like the 1x capture");
       const cssWidth = await page.evaluate(
         `document.getElementById("canvas").style.getPropertyValue("--css-width")`,
       );
-      assert.equal(cssWidth, `${framed(3840) / 2}px`, "laid out at its size in CSS pixels");
+      assert.equal(cssWidth, `${width / 2}px`, "laid out at its size in CSS pixels");
       // The export starts from every pixel of the canvas, not from what the screen shows.
       await page.select("#export-format", "jpeg");
       await submit(page, "#export-submit");
-      const size = `${framed(3840)}×${2160 + framed(3840) - 3840}`;
+      const size = `${width}×${height}`;
       assert.match(await text(page, "#export-result"), new RegExp(`, ${size}\\)\\.$`));
     });
 
@@ -137,14 +140,13 @@ Deno.test("the editor sends full page, scale, cookie banner and ad options only 
       await submit(page, "#capture-submit");
       assert.equal(bodies.at(-1)?.scale, undefined);
       const one = await preview(page);
-      assert.equal(one.width, framed(375));
+      assert.equal(one.width, framed(375, 667)[0]);
       await page.focus("#scale-1");
       await page.keyboard.press("ArrowRight");
       await submit(page, "#capture-submit");
       assert.equal(bodies.at(-1)?.scale, 2);
       const two = await preview(page);
-      assert.equal(two.width, framed(750));
-      // The frame's padding is rounded to whole pixels at each scale.
+      assert.equal(two.width, framed(750, 1334, 2)[0]);
       assert.ok(Math.abs(two.shownWidth - one.shownWidth) <= 1, `${two.shownWidth} px shown`);
       await page.setViewport({ width: 1280, height: 800 });
     });

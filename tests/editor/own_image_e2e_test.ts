@@ -7,6 +7,7 @@ import {
   dropDragged,
   type FileSpec,
   flag,
+  framedSize,
   isHidden,
   openEditor,
   pasteFile,
@@ -27,12 +28,11 @@ const png = (name: string, width: number, height: number, rgb: Rgb): FileSpec =>
   bytes: solidPng(width, height, rgb),
 });
 
-/** The framed canvas holds `rgb` over (nearly) the whole image, padded by the default 6 %. */
+/** The framed canvas holds `rgb` over (nearly) the whole image, in the default frame. */
 async function assertFramed(page: Page, image: { width: number; height: number; rgb: Rgb }) {
   const read = await readCanvas(page, image.rgb);
   assert.equal(read.prefix, "data:image/png;base64,");
-  const pad = Math.round(image.width * 0.06);
-  assert.deepEqual([read.width, read.height], [image.width + 2 * pad, image.height + 2 * pad]);
+  assert.deepEqual([read.width, read.height], framedSize({}, image));
   // Only the rounded corners may differ from the image's colour.
   const area = image.width * image.height;
   assert.ok(read.matching > area * 0.98, `${read.matching} of ${area} pixels are the image's`);
@@ -146,7 +146,8 @@ Deno.test("your own image is framed from a paste, a drop and the file picker; wr
       }));
       assert.deepEqual(box, { tall: true, tabIndex: 0, scrolls: true });
       const shown = await page.$eval("#canvas", (el) => el.getBoundingClientRect().width);
-      assert.equal(Math.round(shown), 336, "shown at its own width, not shrunk to fit");
+      const [width] = framedSize({}, { width: 300, height: 1600 });
+      assert.equal(Math.round(shown), width, "shown at its own width, not shrunk to fit");
     });
 
     assert.deepEqual(watch.problems, [], "no console error and no failed request");

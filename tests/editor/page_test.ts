@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { EDITOR_MODULES } from "../../lib/editor/assets.ts";
+import { assetFolderHash, EDITOR_FONTS, EDITOR_MODULES } from "../../lib/editor/assets.ts";
 import { EDITOR_CSP } from "../../routes/editor.ts";
 import { assertEnvelope } from "../../testing/envelope.ts";
 import { createTestApp } from "../../testing/app.ts";
@@ -9,8 +9,8 @@ const EXPECTED_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; "
   "img-src 'self' data: blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; " +
   "frame-ancestors 'none'";
 
-const sourceOf = (name: string) =>
-  Deno.readTextFile(new URL(`../../lib/editor/${name}`, import.meta.url));
+/** A served file's source: its path in the assets' folder is its path under lib/. */
+const sourceOf = (name: string) => Deno.readTextFile(new URL(`../../lib/${name}`, import.meta.url));
 
 async function editorHtml(app: { request(path: string): Response | Promise<Response> }) {
   const res = await app.request("/");
@@ -36,7 +36,7 @@ Deno.test("GET / is the editor page with a strict CSP, no inline code and no thi
     assert.equal(scripts.length, 1);
     assert.match(
       scripts[0],
-      /^<script type="module" src="\/assets\/editor\.[0-9a-f]{12}\/editor\.js"><\/script>$/,
+      /^<script type="module" src="\/assets\/editor\.[0-9a-f]{12}\/editor\/editor\.js"><\/script>$/,
     );
     assert.doesNotMatch(html, /<style|\sstyle=|\son[a-z]+=|javascript:/i);
     assert.doesNotMatch(html, /(src|href)="(https?:)?\/\//, "everything loads from this origin");
@@ -132,26 +132,24 @@ Deno.test("the capture card offers the page as a PDF, a recording or its text, i
   }
 });
 
-Deno.test("the modules and stylesheet are served at content-hashed URLs, cached immutably", async () => {
+Deno.test("the modules, fonts and stylesheet are served at content-hashed URLs, cached immutably", async () => {
   const t = await createTestApp();
   try {
     const { html } = await editorHtml(t.app);
-    const entry = html.match(/src="(\/assets\/editor\.([0-9a-f]{12})\/editor\.js)"/)!;
+    const entry = html.match(/src="(\/assets\/editor\.([0-9a-f]{12})\/editor\/editor\.js)"/)!;
     const preloaded = [...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) =>
       m[1]
     );
     const names = Object.keys(EDITOR_MODULES);
-    // Every module the entry imports is preloaded, from the same hashed folder.
+    // Every module the entry imports is preloaded, from the same hashed folder, which mirrors
+    // lib/ (editor/ and frame/) so relative imports resolve alike on disk and when served.
     assert.deepEqual(
       [entry[1], ...preloaded],
       names.map((name) => `/assets/editor.${entry[2]}/${name}`),
     );
-    const folder = createHash("sha256")
-      .update(names.map((name) => `${name}\0${EDITOR_MODULES[name]}`).join("\0"))
-      .digest("hex").slice(0, 12);
-    assert.equal(entry[2], folder, "the folder changes whenever any module does");
+    assert.equal(entry[2], assetFolderHash(), "the folder changes whenever any file does");
     const stylesheet = html.match(/href="(\/assets\/editor\.([0-9a-f]+)\.css)"/)!;
-    const css = await sourceOf("editor.css");
+    const css = await sourceOf("editor/editor.css");
     assert.equal(stylesheet[2], createHash("sha256").update(css).digest("hex").slice(0, 12));
     const served: Array<[string, string, RegExp]> = [
       ...names.map((name, i): [string, string, RegExp] => [
@@ -159,7 +157,7 @@ Deno.test("the modules and stylesheet are served at content-hashed URLs, cached 
         [entry[1], ...preloaded][i],
         /^text\/javascript; charset=utf-8$/,
       ]),
-      ["editor.css", stylesheet[1], /^text\/css; charset=utf-8$/],
+      ["editor/editor.css", stylesheet[1], /^text\/css; charset=utf-8$/],
     ];
     for (const [file, path, type] of served) {
       const res = await t.app.request(path);
@@ -167,14 +165,30 @@ Deno.test("the modules and stylesheet are served at content-hashed URLs, cached 
       assert.match(res.headers.get("content-type") ?? "", type);
       assert.equal(res.headers.get("cache-control"), "public, max-age=31536000, immutable");
       assert.equal(res.headers.get("x-content-type-options"), "nosniff");
-      assert.equal(await res.text(), await sourceOf(file), `${path} serves lib/editor/${file}`);
+      assert.equal(await res.text(), await sourceOf(file), `${path} serves lib/${file}`);
     }
-    // Every module is in the list the server embeds: an import missing from it would 404.
-    const onDisk = [...Deno.readDirSync(new URL("../../lib/editor/", import.meta.url))]
-      .map((entry) => entry.name).filter((name) => name.endsWith(".js")).sort();
-    assert.deepEqual(onDisk, [...names].sort());
+    // The fonts the canvas lists are the renderer's, byte for byte, as font/woff.
+    const fonts = html.match(/data-fonts="([^"]+)"/)![1].split(" ");
+    assert.deepEqual(
+      fonts,
+      Object.keys(EDITOR_FONTS).map((name) => `/assets/editor.${entry[2]}/${name}`),
+    );
+    assert.equal(fonts.length, 7);
+    for (const [i, bytes] of Object.values(EDITOR_FONTS).entries()) {
+      const res = await t.app.request(fonts[i]);
+      assert.equal(res.status, 200, fonts[i]);
+      assert.equal(res.headers.get("content-type"), "font/woff");
+      assert.equal(res.headers.get("cache-control"), "public, max-age=31536000, immutable");
+      assert.deepEqual(new Uint8Array(await res.arrayBuffer()), bytes);
+    }
+    // Every browser module is in the list the server embeds: an import missing from it would
+    // 404. lib/frame's server-only files (TypeScript) are not served.
+    const jsIn = (folder: string) =>
+      [...Deno.readDirSync(new URL(`../../lib/${folder}/`, import.meta.url))]
+        .map((entry) => `${folder}/${entry.name}`).filter((name) => name.endsWith(".js"));
+    assert.deepEqual([...jsIn("editor"), ...jsIn("frame")].sort(), [...names].sort());
     // A stale or made-up hash is not served (an old page would otherwise cache new bytes).
-    const stale = await t.app.request("/assets/editor.000000000000/editor.js");
+    const stale = await t.app.request("/assets/editor.000000000000/editor/editor.js");
     await assertEnvelope(t.app, stale, 404, "not_found");
   } finally {
     await t.close();

@@ -46,9 +46,16 @@ const CONTROLS = [
   "background",
   "color-from",
   "color-to",
+  "angle",
   "padding",
   "radius",
   "shadow",
+  "browser-bar",
+  "frame-device",
+  "frame-size",
+  "fit",
+  "copy-api",
+  "copy-link",
   "export-format",
   "export-preset",
   "export-submit",
@@ -91,9 +98,13 @@ Deno.test("the result can be copied as PNG, settings survive a reload, and the p
       await page.click('label[for="deviceType-mobile"]');
       await page.click('label[for="colorScheme-dark"]');
       await page.click('label[for="cardTheme-dark"]');
-      await page.select("#background", "solid");
+      await page.select("#background", "gradient");
       await page.focus("#padding");
       await page.keyboard.press("End");
+      await page.select("#browser-bar", "auto");
+      await page.select("#frame-device", "laptop");
+      await page.select("#frame-size", "og");
+      await page.select("#fit", "cover");
       await page.select("#export-format", "webp");
       await page.select("#export-preset", "low");
       await page.reload({ waitUntil: "load" });
@@ -101,8 +112,8 @@ Deno.test("the result can be copied as PNG, settings survive a reload, and the p
         device: document.querySelector('[name="deviceType"]:checked').value,
         scheme: document.querySelector('[name="colorScheme"]:checked').value,
         card: document.querySelector('[name="cardTheme"]:checked').value,
-        background: document.getElementById("background").value,
-        padding: document.getElementById("padding").value,
+        frame: ["background", "padding", "browser-bar", "frame-device", "frame-size", "fit"]
+          .map((id) => document.getElementById(id).value),
         paddingShown: document.getElementById("padding-out").textContent,
         format: document.getElementById("export-format").value,
         preset: document.getElementById("export-preset").value,
@@ -112,27 +123,61 @@ Deno.test("the result can be copied as PNG, settings survive a reload, and the p
         device: "mobile",
         scheme: "dark",
         card: "dark",
-        background: "solid",
-        padding: "20",
-        paddingShown: "20",
+        frame: ["gradient", "512", "auto", "laptop", "og", "cover"],
+        paddingShown: "512",
         format: "webp",
         preset: "low",
         url: "",
       });
-      // A stored value the page cannot hold (an older or tampered entry) is ignored.
-      await page.evaluate(`localStorage.setItem("shotline.editor.settings",
-        JSON.stringify({ format: "gif", padding: "oops", deviceType: "watch" }))`);
+      // A stored value the page cannot hold (a tampered entry, or one from the older frame
+      // form: its browser-bar checkbox's true, its "solid" background) is ignored.
+      await page.evaluate(`localStorage.setItem("shotline.editor.settings", JSON.stringify({
+        format: "gif", padding: "oops", deviceType: "watch", browserBar: true,
+        background: "solid" }))`);
       await page.reload({ waitUntil: "load" });
       assert.equal(
         await page.$eval("#export-format", (el) => (el as unknown as { value: string }).value),
         "png",
       );
-      assert.equal(await text(page, "#padding-out"), "6");
+      assert.equal(await text(page, "#padding-out"), "64");
+      const frame = await page.evaluate(`["background", "browser-bar"]
+        .map((id) => document.getElementById(id).value)`);
+      assert.deepEqual(frame, ["iris", "off"]);
+    });
+
+    await t.step("Copy link gives this page with the design; opening it applies it", async () => {
+      await page.select("#background", "ocean");
+      await page.select("#frame-size", "x");
+      await page.click("#copy-link");
+      const link = await waitForStatus(page, /^Copied the link/).then(() =>
+        page.$eval("#api-request", (el) => el.textContent ?? "")
+      );
+      // Only what differs from the defaults (fit "contain" is one).
+      const design = { background: "ocean", size: "x" };
+      assert.equal(link, `${instance.origin}/#frame=${encodeURIComponent(JSON.stringify(design))}`);
+      assert.equal(await page.evaluate("navigator.clipboard.readText()"), link);
+      // The link wins over the remembered settings; values the form cannot hold are ignored.
+      await page.select("#background", "paper");
+      const odd = { padding: -5, radius: 30, background: "nope", device: "phone", extra: 1 };
+      await page.goto(`${instance.origin}/#frame=${encodeURIComponent(JSON.stringify(odd))}`);
+      await page.reload({ waitUntil: "load" });
+      const applied = await page.evaluate(`["background", "padding", "radius", "frame-device",
+        "frame-size"].map((id) => document.getElementById(id).value)`);
+      assert.deepEqual(applied, ["iris", "64", "30", "phone", ""]);
+      await page.goto(link);
+      await page.reload({ waitUntil: "load" });
+      const opened = await page.evaluate(`["background", "frame-size", "fit"]
+        .map((id) => document.getElementById(id).value)`);
+      assert.deepEqual(opened, ["ocean", "x", "contain"]);
+      await page.goto(`${instance.origin}/`);
     });
 
     await t.step("every control is labelled and reachable with Tab", async () => {
       await pasteFile(page, SHOT);
       await waitForStatus(page, /^Framed shot\.png/);
+      // The colours, the angle and the fit take part only in a design that uses them.
+      await page.select("#background", "gradient");
+      await page.select("#frame-size", "og");
       for (const id of CONTROLS) {
         const label = await page.$eval(`#${id}`, (el) => {
           const labels =
@@ -143,7 +188,7 @@ Deno.test("the result can be copied as PNG, settings survive a reload, and the p
       }
       await page.focus("body");
       const reached = new Set<string>();
-      for (let i = 0; i < 45; i++) {
+      for (let i = 0; i < 60; i++) {
         await page.keyboard.press("Tab");
         reached.add(await page.evaluate("document.activeElement?.id") as string);
       }
