@@ -213,17 +213,7 @@ export async function captureParity(
       headers: { "Content-Type": "application/json", Accept: "image/png" },
       body: JSON.stringify(body),
     });
-    if (res.status !== 200) throw new Error(`the API answered ${res.status}: ${await res.text()}`);
-    const api = await decodePng(new Uint8Array(await res.arrayBuffer()));
-    return {
-      design: design.name,
-      width: editor.width,
-      height: editor.height,
-      api: { width: api.width, height: api.height },
-      difference: difference(editor, api),
-      sentFrame: body.frame,
-      problems: watch.problems,
-    };
+    return await compared(design, editor, res, body.frame, watch.problems);
   } catch (error) {
     throw new Error(`${design.name}: ${await pageState(page)}`, { cause: error });
   } finally {
@@ -232,6 +222,27 @@ export async function captureParity(
 }
 
 /** The status line and error box, for a failure's message. */
+/** The API's answer decoded and set against the editor's canvas. */
+async function compared(
+  design: ParityDesign,
+  editor: Pixels,
+  res: Response,
+  sentFrame: unknown,
+  problems: ParityResult["problems"],
+): Promise<ParityResult> {
+  if (res.status !== 200) throw new Error(`the API answered ${res.status}: ${await res.text()}`);
+  const api = await decodePng(new Uint8Array(await res.arrayBuffer()));
+  return {
+    design: design.name,
+    width: editor.width,
+    height: editor.height,
+    api: { width: api.width, height: api.height },
+    difference: difference(editor, api),
+    sentFrame,
+    problems,
+  };
+}
+
 function pageState(page: Page) {
   return page.evaluate(`["status", "error"].map((id) =>
     document.getElementById(id).textContent.trim().replace(/\s+/g, " ")).join(" | ")`);
@@ -278,17 +289,7 @@ export async function ownImageParity(
     form.append("frame", JSON.stringify(frame));
     form.append("format", "png");
     const res = await fetch(`${options.origin}/api/frame`, { method: "POST", body: form });
-    if (res.status !== 200) throw new Error(`the API answered ${res.status}: ${await res.text()}`);
-    const api = await decodePng(new Uint8Array(await res.arrayBuffer()));
-    return {
-      design: design.name,
-      width: editor.width,
-      height: editor.height,
-      api: { width: api.width, height: api.height },
-      difference: difference(editor, api),
-      sentFrame: frame,
-      problems: watch.problems,
-    };
+    return await compared(design, editor, res, frame, watch.problems);
   } finally {
     await page.browserContext().close();
   }
