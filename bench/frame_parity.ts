@@ -31,6 +31,7 @@ try {
         origin: instance.origin,
         pageUrl: instance.rasterIconPageUrl,
         design,
+        dir,
       }),
     );
   }
@@ -39,6 +40,7 @@ try {
       origin: instance.origin,
       pageUrl: instance.pageUrl,
       design: { name: "SVG icon page, light bar", frame: { browserBar: "light" } },
+      dir,
     }),
   );
   const png = await Deno.readFile(new URL("../testing/screenshot_1080p.png", import.meta.url));
@@ -50,7 +52,7 @@ try {
 }
 
 console.log(
-  `Frame parity, editor canvas (Chromium) vs API, ` +
+  `Frame parity, editor export (Chromium) vs API, ` +
     `${new Date().toISOString().slice(0, 10)}\n`,
 );
 console.log("| design | size | mean abs diff | max diff |");

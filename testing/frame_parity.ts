@@ -7,7 +7,7 @@ import type { Browser, Page } from "puppeteer-core";
 import { minimalFields } from "../lib/frame/design.js";
 import type { FrameFields } from "../lib/frame/design.js";
 import { pngHeader, pngRows } from "../lib/codecs/png_rows.ts";
-import { watchProblems } from "./editor_browser.ts";
+import { captureDownloads, watchProblems } from "./editor_browser.ts";
 import { pickFile, submit, typeInto, waitForFrame } from "./editor_page.ts";
 
 /** One design and the capture it frames (the capture form's choices beside the URL). */
@@ -93,8 +93,8 @@ export interface Difference {
 
 /**
  * The difference of `a` and `b`, channel by channel. A fully transparent pixel's colour is
- * meaningless (the canvas keeps it premultiplied, so it reads back as black): such pixels count
- * as equal when both are fully transparent.
+ * meaningless (an encoder may write any colour there): such pixels count as equal when both are
+ * fully transparent.
  */
 export function difference(a: Pixels, b: Pixels): Difference {
   if (a.width !== b.width || a.height !== b.height) {
@@ -113,22 +113,21 @@ export function difference(a: Pixels, b: Pixels): Difference {
   return { sameSize: true, meanAbs: sum / a.data.length, max };
 }
 
-/** The editor's visible canvas as RGBA (getImageData, passed out as base64). */
-export async function canvasPixels(page: Page): Promise<Pixels> {
-  const { width, height, base64 } = await page.evaluate(`(() => {
-    const canvas = document.getElementById("canvas");
-    const ctx = canvas.getContext("2d");
-    const data = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
-    let text = "";
-    for (let i = 0; i < data.length; i += 0x8000) {
-      text += String.fromCharCode.apply(null, data.subarray(i, i + 0x8000));
-    }
-    return { width: canvas.width, height: canvas.height, base64: btoa(text) };
-  })()`) as { width: number; height: number; base64: string };
-  const binary = atob(base64);
-  const data = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) data[i] = binary.charCodeAt(i);
-  return { width, height, data };
+/**
+ * The editor's export as pixels: Export as PNG at `high` (lossless, transparency kept) through
+ * POST /api/export, the downloaded file decoded. This is the file a person takes away.
+ */
+export async function exportedPixels(page: Page, dir: string): Promise<Pixels> {
+  const downloads = await captureDownloads(page.browser(), dir, page.browserContext());
+  try {
+    await page.select("#export-format", "png");
+    await page.select("#export-preset", "high");
+    const file = downloads.next();
+    await page.click("#export-submit");
+    return await decodePng((await file).bytes);
+  } finally {
+    await downloads.detach();
+  }
 }
 
 /** Waits until the canvas shows `frame` (the editor marks what it drew on the canvas). */
@@ -191,9 +190,9 @@ export interface ParityResult {
 /** Captures `pageUrl` in the editor with `design`, then asks the API with the copied request. */
 export async function captureParity(
   browser: Browser,
-  options: { origin: string; pageUrl: string; design: ParityDesign },
+  options: { origin: string; pageUrl: string; design: ParityDesign; dir: string },
 ): Promise<ParityResult> {
-  const { origin, pageUrl, design } = options;
+  const { origin, pageUrl, design, dir } = options;
   const { page, watch } = await openWithDesign(browser, origin, design.frame);
   try {
     if (design.capture?.deviceType) await page.click(`#deviceType-${design.capture.deviceType}`);
@@ -202,7 +201,7 @@ export async function captureParity(
     await submit(page, "#capture-submit");
     await waitForDesign(page, design.frame);
     await waitForFrame(page);
-    const editor = await canvasPixels(page);
+    const editor = await exportedPixels(page, dir);
     const copied = await copiedApiRequest(page);
     if (copied.requestLine !== `POST ${origin}/api/screenshot`) {
       throw new Error(`copied ${copied.requestLine}`);
@@ -277,7 +276,7 @@ export async function ownImageParity(
     );
     await waitForDesign(page, design.frame);
     await waitForFrame(page);
-    const editor = await canvasPixels(page);
+    const editor = await exportedPixels(page, options.dir);
     const copied = await copiedApiRequest(page);
     if (copied.requestLine !== `POST ${options.origin}/api/frame`) {
       throw new Error(`copied ${copied.requestLine}`);

@@ -15,6 +15,7 @@ import DOWNLOADS_JS from "./downloads.js" with { type: "text" };
 import FRAME_JS from "./frame.js" with { type: "text" };
 import FRAME_FORM_JS from "./frame_form.js" with { type: "text" };
 import OWN_IMAGE_JS from "./own_image.js" with { type: "text" };
+import PNG_FILE_JS from "./png_file.js" with { type: "text" };
 import POST_JS from "./post.js" with { type: "text" };
 import SETTINGS_JS from "./settings.js" with { type: "text" };
 import SHARED_JS from "./shared.js" with { type: "text" };
@@ -48,6 +49,7 @@ export const EDITOR_MODULES: Record<string, string> = {
   "editor/frame.js": FRAME_JS,
   "editor/frame_form.js": FRAME_FORM_JS,
   "editor/own_image.js": OWN_IMAGE_JS,
+  "editor/png_file.js": PNG_FILE_JS,
   "editor/post.js": POST_JS,
   "editor/settings.js": SETTINGS_JS,
   "editor/shared.js": SHARED_JS,

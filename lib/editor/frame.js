@@ -11,6 +11,7 @@ import { fontStack, loadFont } from "../frame/font.js";
 import { barStyleOf } from "../frame/layout.js";
 import { renderFrame } from "../frame/render.js";
 import { frameFields, refreshFrameControls } from "./frame_form.js";
+import { pngFileOf } from "./png_file.js";
 import { refreshControls, request } from "./status.js";
 import { byId, context2d } from "./shared.js";
 
@@ -108,6 +109,9 @@ function frameFonts() {
 
 let pending = 0;
 let drawing = Promise.resolve();
+/** The pixels last drawn on the canvas, straight from the renderer (export and copy use them). */
+/** @type {Rgba | null} */
+let drawn = null;
 
 /**
  * Redraws on the next animation frame: a burst of input events gives one render. The canvas
@@ -148,6 +152,7 @@ async function render() {
   // The renderer allocates its own ArrayBuffer (never a shared one).
   const data = /** @type {Uint8ClampedArray<ArrayBuffer>} */ (image.data);
   context2d(canvas).putImageData(new ImageData(data, image.width, image.height), 0, 0);
+  drawn = image;
   // Shown at its size in CSS pixels (sharper, not bigger) or, at a social size, at that size;
   // export keeps every pixel.
   const cssWidth = design.size ? image.width : image.width / current.pixelRatio;
@@ -209,7 +214,7 @@ export async function barPageOf(shot) {
   };
 }
 
-/** The framed canvas as PNG bytes (what export and copy start from). */
+/** The framed picture as PNG bytes (what export and copy start from). */
 export async function framedPng() {
   // A change still waiting for its animation frame is drawn now: export what the form says.
   if (pending) {
@@ -217,10 +222,9 @@ export async function framedPng() {
     startRender();
   }
   await drawing;
-  /** @type {Blob | null} */
-  const png = await new Promise((resolve) => els.canvas.toBlob(resolve, "image/png"));
-  if (!png) throw new Error("The canvas could not be encoded.");
-  return { png, width: els.canvas.width, height: els.canvas.height };
+  if (!drawn) throw new Error("Nothing is framed yet.");
+  const png = await pngFileOf(drawn);
+  return { png, width: drawn.width, height: drawn.height };
 }
 
 els.frameForm.addEventListener("input", scheduleRender);
