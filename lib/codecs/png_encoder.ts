@@ -7,6 +7,7 @@
 import { deflateSync } from "node:zlib";
 import { concatBytes } from "../bytes.ts";
 import { filterRows, type PngInput, type RowFilter } from "./png_filters.ts";
+import { crc32, pngChunk } from "./png_chunk.js";
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 // indexed, truecolour, truecolour with alpha
@@ -54,33 +55,8 @@ function paletteChunks(palette: Uint8Array): Uint8Array[] {
   return [pngChunk("PLTE", rgb), ...(alphaEntries ? [pngChunk("tRNS", alpha)] : [])];
 }
 
-/** One PNG chunk: length, type, data and CRC-32. */
-export function pngChunk(type: string, data: Uint8Array): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(12 + data.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, data.length);
-  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
-  out.set(data, 8);
-  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
-  return out;
-}
-
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-/** CRC-32 (ISO 3309), as PNG chunks and zip entries use it. */
-export function crc32(bytes: Uint8Array): number {
-  let c = 0xffffffff;
-  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
+// One implementation of chunks and their CRC, shared with the editor's own PNG file.
+export { crc32, pngChunk };
 
 /** The PNG without chunks of the given types (e.g. libpng's pHYs, which we do not promise). */
 export function withoutPngChunks(

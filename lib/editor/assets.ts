@@ -1,8 +1,9 @@
 /**
  * The editor's static files, embedded in the module graph with text and bytes imports, so
  * `deno compile` and Deno Deploy carry them without file-system access at run time. The served
- * folder mirrors the repository (`editor/` for lib/editor, `frame/` for lib/frame), so the
- * editor's relative imports of the frame renderer resolve the same way on disk and when served.
+ * folder mirrors the repository (`editor/` for lib/editor, `frame/` for lib/frame, and the one
+ * browser-safe codec module, `codecs/png_chunk.js`), so the editor's relative imports resolve
+ * the same way on disk and when served.
  */
 import { createHash } from "node:crypto";
 import type { EditorAssetUrls } from "./page.ts";
@@ -27,6 +28,7 @@ import LAYOUT_JS from "../frame/layout.js" with { type: "text" };
 import RASTER_JS from "../frame/raster.js" with { type: "text" };
 import RENDER_JS from "../frame/render.js" with { type: "text" };
 import TEXT_JS from "../frame/text.js" with { type: "text" };
+import PNG_CHUNK_JS from "../codecs/png_chunk.js" with { type: "text" };
 import { FRAME_FONT_FILES } from "../frame/fonts.ts";
 
 /** One static file, served at a URL that changes whenever its bytes do. */
@@ -61,6 +63,7 @@ export const EDITOR_MODULES: Record<string, string> = {
   "frame/raster.js": RASTER_JS,
   "frame/render.js": RENDER_JS,
   "frame/text.js": TEXT_JS,
+  "codecs/png_chunk.js": PNG_CHUNK_JS,
 };
 
 /** The frame's fonts by their path in the served folder, in the renderer's fallback order. */

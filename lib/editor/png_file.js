@@ -8,45 +8,11 @@
 // pixel on a transparent background (a shadow's edge) comes back rounded. Written here, the
 // editor's export holds exactly the pixels the API answers for the same design.
 
+import { pngChunk } from "../codecs/png_chunk.js";
+
 /** @typedef {import("../frame/raster.js").Rgba} Rgba */
 
 const SIGNATURE = [137, 80, 78, 71, 13, 10, 26, 10];
-
-/** CRC-32 of PNG chunks (ISO 3309), table-driven. */
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-/**
- * @param {Uint8Array} bytes
- * @returns {number}
- */
-function crc32(bytes) {
-  let c = 0xffffffff;
-  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 255] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
-/**
- * One chunk: length, type, data, CRC of type and data.
- * @param {string} type
- * @param {Uint8Array} data
- */
-function chunk(type, data) {
-  const out = new Uint8Array(12 + data.length);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, data.length);
-  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
-  out.set(data, 8);
-  view.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
-  return out;
-}
 
 /**
  * RGBA pixels as an 8-bit RGBA PNG; each row filtered by "up" (the row above subtracted), which
@@ -78,9 +44,9 @@ export async function pngFileOf(image) {
   return new Blob(
     [
       new Uint8Array(SIGNATURE),
-      chunk("IHDR", header),
-      chunk("IDAT", idat),
-      chunk("IEND", new Uint8Array()),
+      pngChunk("IHDR", header),
+      pngChunk("IDAT", idat),
+      pngChunk("IEND", new Uint8Array()),
     ],
     { type: "image/png" },
   );
