@@ -61,7 +61,7 @@ export const ScreenshotRequestSchema = z.object({
       "references have no base unless the document sets `<base href>`. Cached by the hash of " +
       "the document and the options; the response's `url` is `about:blank`. Not with " +
       "failOnHttpError, cookies or headers (400: a document has no status and no origin).",
-    example: "<h1 style='font: 64px sans-serif'>Invoice #42</h1>",
+    example: "<h1 style='font: 64px sans-serif'>Invoice 42</h1>",
   }),
   deviceType: z.enum(DEVICE_TYPES).default("desktop").openapi({
     description: "desktop = 1920x1080 viewport; mobile = 375x667 with mobile emulation.",

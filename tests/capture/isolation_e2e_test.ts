@@ -62,7 +62,7 @@ const LEAVE = `
   const registration = await navigator.serviceWorker.register("/sw.js");
   await navigator.serviceWorker.ready;
   await fetch("/cacheable");
-  for (const step of ["#1", "#2", "#3"]) history.pushState(null, "", step);
+  for (const step of ["#one", "#two", "#three"]) history.pushState(null, "", step);
   ${LOOK}
   await report({ left: registration.active ? "all" : "no worker", ...found });
 `;

@@ -82,7 +82,7 @@ Deno.test("POST /api/frame: separate parts and one frame part are the same desig
   try {
     const upload = await encodeFixture(screenshotPixels(300, 200), "png");
     const design = {
-      background: { from: "#102030", to: "#f0e0d0", angle: 45 },
+      background: { from: "#1a2b3c", to: "#f0e0d0", angle: 45 },
       padding: 24,
       radius: 16,
       shadow: 70,
@@ -115,7 +115,7 @@ Deno.test("POST /api/frame names the bad field in its 400", async () => {
       [{ padding: "-3" }, /frame\.padding/, "invalid_request"],
       [{ shadow: "101" }, /frame\.shadow/, "invalid_request"],
       [{ device: "watch" }, /frame\.device must be one of: none, browser/, "unsupported_value"],
-      [{ background: "#12345" }, /frame\.background/, "invalid_request"],
+      [{ background: "#abcde" }, /frame\.background/, "invalid_request"],
       [{ frame: '{"colour":"#ffffff"}' }, /colour/, "invalid_request"],
       [{ frame: '{"size":"tiktok"}' }, /frame\.size/, "invalid_request"],
       [{ frame: '{"size":{"width":9000,"height":10}}' }, /frame\.size/, "invalid_request"],

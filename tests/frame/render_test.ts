@@ -70,15 +70,15 @@ Deno.test("padding and radius follow the capture's pixel ratio", () => {
 
 Deno.test("a solid background fills the corners; a gradient runs the way its angle points", () => {
   const capture = solid(100, 100, [0, 0, 0]);
-  const plain = frame(capture, { background: "#336699", shadow: 0 }).image;
+  const plain = frame(capture, { background: "#3a66c9", shadow: 0 }).image;
   for (const [x, y] of [[0, 0], [plain.width - 1, 0], [0, plain.height - 1]]) {
-    assert.deepEqual(at(plain, x, y), [0x33, 0x66, 0x99, 255]);
+    assert.deepEqual(at(plain, x, y), [0x3a, 0x66, 0xc9, 255]);
   }
   const across = frame(capture, {
-    background: { from: "#000000", to: "#ffffff", angle: 90 },
+    background: { from: "#0a0a0a", to: "#ffffff", angle: 90 },
     shadow: 0,
   }).image;
-  assert.deepEqual(at(across, 0, 0), [0, 0, 0, 255]);
+  assert.deepEqual(at(across, 0, 0), [10, 10, 10, 255]);
   assert.deepEqual(at(across, across.width - 1, 0), [255, 255, 255, 255]);
   // Left to right: each column at least as light as the one before, rows alike.
   for (let x = 1; x < across.width; x++) assert.ok(at(across, x, 5)[0] >= at(across, x - 1, 5)[0]);
@@ -208,7 +208,7 @@ Deno.test("a page longer than a device's screen shows its top", () => {
 Deno.test("laptop, tablet and browser frames draw around the capture", () => {
   const capture = solid(640, 400, [255, 255, 255]);
   for (const device of ["laptop", "tablet", "browser"] as const) {
-    const { image, layout } = frame(capture, { device, background: "#808080", shadow: 0 });
+    const { image, layout } = frame(capture, { device, background: "#8a8a8a", shadow: 0 });
     const { x, y, width, height } = layout.capture;
     assert.deepEqual(at(image, x + width / 2, y + height / 2), [255, 255, 255, 255], device);
     if (device === "browser") {
@@ -265,7 +265,7 @@ Deno.test("top shows the capture's top and fades its cut into the background", (
   const { image, layout } = frame(capture, {
     size: "instagram-portrait",
     fit: "top",
-    background: "#102030",
+    background: "#1a2b3c",
     shadow: 0,
   });
   assert.equal(layout.crop.y, 0);
@@ -273,7 +273,7 @@ Deno.test("top shows the capture's top and fades its cut into the background", (
   assert.ok(layout.capture.y + layout.capture.height > image.height, "runs off the bottom");
   // The last row is the background itself; halfway up the fade, a mix.
   for (const x of [0, 300, 700, image.width - 1]) {
-    assert.deepEqual(at(image, x, image.height - 1), [0x10, 0x20, 0x30, 255]);
+    assert.deepEqual(at(image, x, image.height - 1), [0x1a, 0x2b, 0x3c, 255]);
   }
   // Its top shows: the capture's first rows, scaled (green is the row, red the column).
   const shown = at(image, layout.capture.x + 60, layout.capture.y + 30);
@@ -290,7 +290,7 @@ Deno.test("rendering is deterministic: the same design gives the same bytes", as
   const capture = patterned(700, 500);
   const page = { title: "Déjà vu — Привет", host: "example.com", themeColor: null, icon: null };
   const design: FrameFields = {
-    background: { from: "#112233", to: "#ddeeff", angle: 33 },
+    background: { from: "#1a2b3c", to: "#ddeeff", angle: 33 },
     browserBar: "dark",
     size: "x",
     shadow: 77,
