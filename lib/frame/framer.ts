@@ -73,12 +73,12 @@ export function createFramer(options: { encoder: EncoderName }): Framer {
     async frame(source, fields, output) {
       const design = resolveDesign(fields);
       const pixelRatio = source.pixelRatio ?? 1;
-      checkSize(source.bytes, design, pixelRatio, output);
+      const pixels = checkedSize(source.bytes, design, pixelRatio, output);
       const { decode, encode, decodeAny } = await codecs();
       const image = await decode(source.bytes);
       const bar = barStyleOf(design) !== false;
       const page = bar ? await barPage(source, { decode, decodeAny }) : null;
-      const framed = await render({ source: image, design, pixelRatio, page });
+      const framed = await render({ source: image, design, pixelRatio, page }, pixels);
       const bytes = await encode(framed.image, output);
       return {
         bytes,
@@ -97,11 +97,13 @@ export function createFramer(options: { encoder: EncoderName }): Framer {
 const ON_THREAD_MAX_PIXELS = 4_000_000;
 const WORKER_URL = new URL("./render_worker.ts", import.meta.url);
 
-/** The frame drawn here or in a Worker, by its size. */
-async function render(request: RenderRequest): Promise<{ image: Rgba; layout: FrameLayout }> {
+/** The frame (of `pixels` pixels) drawn here or in a Worker, by its size. */
+async function render(
+  request: RenderRequest,
+  pixels: number,
+): Promise<{ image: Rgba; layout: FrameLayout }> {
   const { source, design, pixelRatio, page } = request;
-  const layout = layoutFrame(design, { ...source, pixelRatio });
-  if (layout.width * layout.height > ON_THREAD_MAX_PIXELS && await canStartWorkers()) {
+  if (pixels > ON_THREAD_MAX_PIXELS && await canStartWorkers()) {
     const moved = {
       ...request,
       source: owned(source),
@@ -123,13 +125,16 @@ function owned(image: Rgba): Rgba {
   return { ...image, data: data.slice() };
 }
 
-/** Refuses, before any decoding, a frame whose canvas would be over the bounds. */
-function checkSize(
+/**
+ * The frame's pixel count from the image's header; refuses, before any decoding, a frame whose
+ * canvas would be over the bounds.
+ */
+function checkedSize(
   bytes: Uint8Array,
   design: ReturnType<typeof resolveDesign>,
   pixelRatio: number,
   output: FrameOutput,
-): void {
+): number {
   const kind = sniffKind(bytes);
   const info = kind && readImageInfo(kind, bytes);
   if (!info) throw new ExportFailure({ kind: bytes.length === 0 ? "empty" : "not_an_image" });
@@ -153,6 +158,7 @@ function checkSize(
       { hint: "Ask for PNG or JPEG, or send frame.size to fit it to a size." },
     );
   }
+  return pixels;
 }
 
 /** The bar's contents from the source: title (else host), theme colour, decoded icon. */
