@@ -174,9 +174,11 @@ export function createCaptureLinks(
 
     async forget(id) {
       if (!ID_PATTERN.test(id)) return;
-      // Ids are all one length, so this prefix matches exactly the one link.
+      // The store deletes blobs by prefix only, below the key; so the link is replaced by an
+      // empty record without a media type, which `read` answers as unknown, expiring at once.
+      // Replacing a blob frees its old chunks on both backends.
       await withTimeout(
-        store.deleteBlobs(linkKey(id)),
+        store.setBlob(linkKey(id), { bytes: new Uint8Array(), meta: { forgotten: true } }, 1),
         CACHE_WRITE_TIMEOUT_MS,
         "capture link delete",
       );
