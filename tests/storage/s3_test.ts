@@ -152,9 +152,8 @@ Deno.test("a wrong secret key is a clear error that names the variable, never th
   assert.ok(check instanceof ObjectStorageFailed);
   assert.equal(check.code, "Forbidden");
 
-  const unknownId = await s3Storage(server.env({ S3_ACCESS_KEY_ID: "NOBODY" }));
+  await using unknownId = await s3Storage(server.env({ S3_ACCESS_KEY_ID: "NOBODY" }));
   const get = await unknownId.storage.get("x.png").then(() => null, (error) => error);
-  await unknownId[Symbol.asyncDispose]();
   assert.ok(get instanceof ObjectStorageFailed);
   assert.equal(get.code, "InvalidAccessKeyId");
   assert.match(get.message, /S3_ACCESS_KEY_ID/);
