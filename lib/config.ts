@@ -110,6 +110,19 @@ const ConfigSchema = z.object({
   MCP_IMAGE_MAX_PIXELS: integer(65_536, 64_000_000).default(1_150_000),
   // Tiles one capture_screenshot answer carries at most; the agent asks for the rest.
   MCP_MAX_TILES: integer(1, 200).default(24),
+  // Object storage for results (docs/storage.md#object-storage-for-results): the first five are
+  // set all together or not at all; without them, results are kept in the store (capture links).
+  S3_ENDPOINT: httpUrl.optional(),
+  S3_REGION: z.string().min(1).optional(),
+  S3_BUCKET: z.string().min(1).optional(),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  // MinIO and most self-hosted servers want bucket-in-path URLs; AWS prefers virtual hosts.
+  S3_FORCE_PATH_STYLE: booleanFlag.default(false),
+  // Every key is written under it, so one lifecycle rule on the prefix expires what we wrote.
+  S3_PREFIX: z.string().regex(/^[^/]/, "must not start with /").default(""),
+  // A public bucket or CDN in front of it: URLs are this + the key, unsigned.
+  S3_PUBLIC_BASE_URL: httpUrl.transform((u) => u.replace(/\/+$/, "")).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 
@@ -172,7 +185,41 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   if (Boolean(config.EGRESS_PROXY_LISTEN) !== Boolean(config.EGRESS_PROXY_URL)) {
     throw new ConfigError(["EGRESS_PROXY_LISTEN and EGRESS_PROXY_URL must be set together"]);
   }
+  const s3Problems = s3ProblemsOf(present);
+  if (s3Problems.length > 0) throw new ConfigError(s3Problems);
   return config;
+}
+
+/** The S3 variables without which object storage cannot be used: all of them, or none. */
+export const S3_REQUIRED_VARIABLES = [
+  "S3_ENDPOINT",
+  "S3_REGION",
+  "S3_BUCKET",
+  "S3_ACCESS_KEY_ID",
+  "S3_SECRET_ACCESS_KEY",
+] as const;
+
+const S3_OPTIONAL_VARIABLES = ["S3_FORCE_PATH_STYLE", "S3_PREFIX", "S3_PUBLIC_BASE_URL"];
+
+/**
+ * A partial S3 set would silently fall back to the store, so it names what is missing; so does an
+ * optional S3 variable set without the required ones (it would have no effect).
+ */
+function s3ProblemsOf(present: Record<string, string | undefined>): string[] {
+  const missing = S3_REQUIRED_VARIABLES.filter((name) => present[name] === undefined);
+  if (missing.length > 0 && missing.length < S3_REQUIRED_VARIABLES.length) {
+    return [
+      `S3 object storage is partly configured: missing ${missing.join(", ")} ` +
+      `(set all of ${S3_REQUIRED_VARIABLES.join(", ")}, or none)`,
+    ];
+  }
+  const stray = S3_OPTIONAL_VARIABLES.filter((name) => present[name] !== undefined);
+  if (missing.length > 0 && stray.length > 0) {
+    return [
+      `${stray.join(", ")} set without S3 object storage (set ${S3_REQUIRED_VARIABLES.join(", ")})`,
+    ];
+  }
+  return [];
 }
 
 /** `host:port` or `[v6]:port` to what Deno.listen takes; null when malformed. */

@@ -58,6 +58,11 @@ export interface CaptureLinks {
    * Rejects when the store fails or is slow, so an outage is not mistaken for an expired link.
    */
   read(id: string): Promise<KeptCapture | null>;
+  /**
+   * Ends the link `id` before its TTL (its URL answers 404 from then on); an unknown or malformed
+   * id is a no-op. Rejects when the store fails, like `read`.
+   */
+  forget(id: string): Promise<void>;
 }
 
 /**
@@ -165,6 +170,18 @@ export function createCaptureLinks(
         expiresAt,
         about: said as Record<string, unknown>,
       };
+    },
+
+    async forget(id) {
+      if (!ID_PATTERN.test(id)) return;
+      // The store deletes blobs by prefix only, below the key; so the link is replaced by an
+      // empty record without a media type, which `read` answers as unknown, expiring at once.
+      // Replacing a blob frees its old chunks on both backends.
+      await withTimeout(
+        store.setBlob(linkKey(id), { bytes: new Uint8Array(), meta: { forgotten: true } }, 1),
+        CACHE_WRITE_TIMEOUT_MS,
+        "capture link delete",
+      );
     },
   };
 }

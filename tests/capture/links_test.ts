@@ -72,6 +72,18 @@ for (const backend of STORE_BACKENDS) {
         assert.equal(await links.read(bad), null, JSON.stringify(bad.slice(0, 40)));
       }
     });
+
+    await t.step("forget ends a link at once and leaves the others be", async () => {
+      const capture = { bytes: noise(1_300_000, 4), mediaType: "image/png", name: "f.png" };
+      const gone = await links.keep(capture, BASE);
+      const kept = await links.keep(capture, BASE);
+      await links.forget(gone.id);
+      assert.equal(await links.read(gone.id), null);
+      assert.deepEqual((await links.read(kept.id))?.bytes, capture.bytes);
+      // Unknown, malformed or already forgotten ids are no-ops.
+      await links.forget(gone.id);
+      await links.forget("x");
+    });
   });
 }
 

@@ -1,0 +1,51 @@
+/** Picks the object storage for results: the S3 bucket when configured, else the store spill. */
+import { captureLinksOf } from "../capture/links.ts";
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
+import type { Store } from "../store/store.ts";
+import { createS3Storage, type S3Settings } from "./s3.ts";
+import { createStoreSpill } from "./spill.ts";
+import type { ObjectStorage } from "./types.ts";
+
+/** The S3 settings of `config`, or null when S3 is not configured (parseConfig ensured all-or-none). */
+export function s3SettingsOf(config: Config): S3Settings | null {
+  const { S3_ENDPOINT, S3_REGION, S3_BUCKET, S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY } = config;
+  if (!S3_ENDPOINT || !S3_REGION || !S3_BUCKET || !S3_ACCESS_KEY_ID || !S3_SECRET_ACCESS_KEY) {
+    return null;
+  }
+  return {
+    endpoint: S3_ENDPOINT,
+    region: S3_REGION,
+    bucket: S3_BUCKET,
+    accessKeyId: S3_ACCESS_KEY_ID,
+    secretAccessKey: S3_SECRET_ACCESS_KEY,
+    forcePathStyle: config.S3_FORCE_PATH_STYLE,
+    prefix: config.S3_PREFIX,
+    publicBaseUrl: config.S3_PUBLIC_BASE_URL,
+  };
+}
+
+/**
+ * The object storage `config` asks for: S3 when the S3_* variables are set, else results spill
+ * into `store` as capture links. Logs which, once (no credentials: the endpoint's host only).
+ */
+export function createObjectStorage(
+  deps: { config: Config; store: Store; clock: Clock; log: Logger },
+): ObjectStorage {
+  const { config, store, clock, log } = deps;
+  const settings = s3SettingsOf(config);
+  if (settings) {
+    log.info("object storage", {
+      kind: "s3",
+      endpoint: new URL(settings.endpoint).host,
+      bucket: settings.bucket,
+      prefix: settings.prefix,
+      urls: settings.publicBaseUrl ? "public" : "presigned",
+    });
+    return createS3Storage({ settings, clock });
+  }
+  const ttlMs = config.CAPTURE_LINK_TTL_SECONDS * 1000;
+  log.info("object storage", { kind: "store", store: store.kind, ttlSeconds: ttlMs / 1000 });
+  return createStoreSpill({ store, links: captureLinksOf({ store, clock, config }), ttlMs });
+}
