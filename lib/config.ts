@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type Cidr, parseCidrList } from "./egress/cidr.ts";
+import { secretKeyBytes } from "./webhooks/signature.ts";
 
 /** Boolean variables accept the usual spellings; anything else is a start-up error. */
 const booleanFlag = z.enum(["true", "false", "1", "0", "yes", "no"]).transform((v) =>
@@ -110,6 +111,11 @@ const ConfigSchema = z.object({
   MCP_IMAGE_MAX_PIXELS: integer(65_536, 64_000_000).default(1_150_000),
   // Tiles one capture_screenshot answer carries at most; the agent asks for the rest.
   MCP_MAX_TILES: integer(1, 200).default(24),
+  // Signs webhooks (docs/jobs.md): a guessable key would let anyone forge a delivery.
+  WEBHOOK_SECRET: z.string().refine(
+    (v) => secretKeyBytes(v) !== null,
+    "expected whsec_ followed by the base64 of 24 to 64 random bytes",
+  ).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 

@@ -108,6 +108,8 @@ export async function verifyWebhook(
 
 /** Strict standard base64 (padding optional); null for anything else. */
 function decodeBase64(text: string): Uint8Array | null {
+  // fromBase64 skips whitespace; a secret or signature with some is not what was issued.
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) return null;
   try {
     return Uint8Array.fromBase64(text, { lastChunkHandling: "loose" });
   } catch {
