@@ -22,32 +22,42 @@ export interface ReceivedDelivery {
  * Answers by path: `/ok` 200, `/status/NNN` that status, `/redirect` a 302 to `/landing`,
  * `/long` 200 with `longBytes` of text. Every request is recorded, `/landing` included.
  */
-export function webhookReceiver(options: { secret?: string; longBytes?: number } = {}) {
+export function webhookReceiver(
+  options: { secret?: string; longBytes?: number; tls?: boolean } = {},
+) {
   const reference = new Webhook(options.secret ?? TEST_WEBHOOK_SECRET);
   const received: ReceivedDelivery[] = [];
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
-    const path = new URL(request.url).pathname;
-    const headers = Object.fromEntries(request.headers);
-    const body = await request.text();
-    let verified = false;
-    try {
-      reference.verify(body, headers);
-      verified = true;
-    } catch {
-      // Recorded as unverified; the test decides what that means.
-    }
-    received.push({ path, method: request.method, headers, body, verified });
-    const status = /^\/status\/(\d{3})$/.exec(path)?.[1];
-    if (status) {
-      const bodiless = status === "204" || status === "205" || status === "304";
-      return new Response(bodiless ? null : `answered ${status}`, { status: Number(status) });
-    }
-    if (path === "/redirect") {
-      return new Response(null, { status: 302, headers: { location: "/landing" } });
-    }
-    if (path === "/long") return new Response("x".repeat(options.longBytes ?? 64 * 1024));
-    return new Response("thanks");
-  });
+  // The syndication test certificate (cdn.syndication.twimg.com), signed by testing/tls/test_ca.pem.
+  const tls = (name: string) => Deno.readTextFileSync(new URL(`tls/${name}`, import.meta.url));
+  const listen = options.tls
+    ? { cert: tls("syndication_cert.pem"), key: tls("syndication_key.pem") }
+    : {};
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {}, ...listen },
+    async (request) => {
+      const path = new URL(request.url).pathname;
+      const headers = Object.fromEntries(request.headers);
+      const body = await request.text();
+      let verified = false;
+      try {
+        reference.verify(body, headers);
+        verified = true;
+      } catch {
+        // Recorded as unverified; the test decides what that means.
+      }
+      received.push({ path, method: request.method, headers, body, verified });
+      const status = /^\/status\/(\d{3})$/.exec(path)?.[1];
+      if (status) {
+        const bodiless = status === "204" || status === "205" || status === "304";
+        return new Response(bodiless ? null : `answered ${status}`, { status: Number(status) });
+      }
+      if (path === "/redirect") {
+        return new Response(null, { status: 302, headers: { location: "/landing" } });
+      }
+      if (path === "/long") return new Response("x".repeat(options.longBytes ?? 64 * 1024));
+      return new Response("thanks");
+    },
+  );
   return {
     port: server.addr.port,
     received,

@@ -21,9 +21,10 @@ const PUBLIC_IP = "93.184.215.14";
 const EVENT = { id: "msg_boundary", type: "capture.completed", payload: { ok: true } };
 
 /** A boundary without private networks, whose resolver and dialer the test controls and sees. */
-function closedBoundary(receiverPort: number) {
+function closedBoundary(receiverPort: number, caCerts?: string[]) {
   const names: Record<string, string[]> = {
     "hooks.test": [PUBLIC_IP],
+    "cdn.syndication.twimg.com": [PUBLIC_IP],
     "rebind.test": [PUBLIC_IP],
     "loopback.test": ["127.0.0.1"],
     "metadata.test": ["169.254.169.254"],
@@ -46,7 +47,7 @@ function closedBoundary(receiverPort: number) {
     dial,
     log: createMemoryLogger(),
   });
-  const deps = { boundary, secret: TEST_WEBHOOK_SECRET, clock: SYSTEM_CLOCK };
+  const deps = { boundary, secret: TEST_WEBHOOK_SECRET, clock: SYSTEM_CLOCK, caCerts };
   return { names, dialed, deps, [Symbol.dispose]: () => boundary.proxy.close() };
 }
 
@@ -157,6 +158,24 @@ Deno.test("hostile NO_PROXY and HTTP(S)_PROXY move nothing: refused stays refuse
   assert.deepEqual(world.dialed, [`${PUBLIC_IP}:80`]);
   assert.deepEqual(receiver.received.map((delivery) => delivery.path), ["/ok"]);
   assert.equal(receiver.received[0].headers.host, "hooks.test");
+});
+
+Deno.test("https goes by CONNECT through the session, the certificate checked against the receiver's name", async () => {
+  await using receiver = webhookReceiver({ tls: true });
+  const ca = Deno.readTextFileSync(new URL("../../testing/tls/test_ca.pem", import.meta.url));
+  using world = closedBoundary(receiver.port, [ca]);
+  const outcome = await deliverWebhook(
+    new URL("https://cdn.syndication.twimg.com/ok"),
+    EVENT,
+    world.deps,
+  );
+  assert.deepEqual([outcome.kind, outcome.status], ["delivered", 200]);
+  assert.equal(receiver.received[0].verified, true);
+  // The same receiver under a name its certificate does not carry gets nothing.
+  const other = await deliverWebhook(new URL("https://hooks.test/ok"), EVENT, world.deps);
+  assert.deepEqual([other.kind, other.error], ["retry", "connection_failed"]);
+  assert.equal(receiver.received.length, 1);
+  assert.deepEqual(world.dialed, [`${PUBLIC_IP}:443`, `${PUBLIC_IP}:443`]);
 });
 
 Deno.test("a name that does not resolve at delivery is retried as a DNS failure", async () => {
