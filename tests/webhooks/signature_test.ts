@@ -39,6 +39,16 @@ Deno.test("the published example signs to the published signature", async () => 
   );
 });
 
+Deno.test("the example delivery in docs/jobs.md carries the signature it shows", async () => {
+  const body =
+    '{"type":"capture.completed","timestamp":"2026-11-28T15:00:00.000Z","data":{"captureId":"cap_1"}}';
+  const message = { id: "msg_2f6QYwvTQpPa3rHcKq1GmS", timestamp: 1795878000, body };
+  assert.equal(
+    await signWebhook(message, EXAMPLE.secret),
+    "v1,imDUTDZzc+JPGfDaPBtm1DSFk8yCw7lsNKRSv/pCgQs=",
+  );
+});
+
 Deno.test("random messages sign as the reference library signs, and verify both ways", async () => {
   await fc.assert(
     fc.asyncProperty(
