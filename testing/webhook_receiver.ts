@@ -20,7 +20,7 @@ export interface ReceivedDelivery {
 
 /**
  * Answers by path: `/ok` 200, `/status/NNN` that status, `/redirect` a 302 to `/landing`,
- * `/long` 200 with `longBytes` of text. Every request is recorded, `/landing` included.
+ * `/long` 200 with `longBytes` of text (`/long-chunked` the same, chunked). Every request is recorded, `/landing` included.
  */
 export function webhookReceiver(
   options: { secret?: string; longBytes?: number; tls?: boolean } = {},
@@ -54,7 +54,10 @@ export function webhookReceiver(
       if (path === "/redirect") {
         return new Response(null, { status: 302, headers: { location: "/landing" } });
       }
-      if (path === "/long") return new Response("x".repeat(options.longBytes ?? 64 * 1024));
+      const long = "x".repeat(options.longBytes ?? 64 * 1024);
+      if (path === "/long") return new Response(long);
+      // A stream of unknown length goes out chunked.
+      if (path === "/long-chunked") return new Response(new Blob([long]).stream());
       return new Response("thanks");
     },
   );

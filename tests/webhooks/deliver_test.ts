@@ -131,10 +131,12 @@ Deno.test("a receiver that never answers is cut at the bound and retried", async
 Deno.test("a long answer is read no further than the excerpt", async () => {
   await using receiver = webhookReceiver({ longBytes: 1024 * 1024 });
   using deps = loopbackDeps();
-  const outcome = await deliverWebhook(receiver.url("/long"), EVENT, deps);
-  assert.equal(outcome.kind, "delivered");
-  assert.equal(outcome.responseCut, true);
-  assert.equal(outcome.responseExcerpt?.length, RESPONSE_EXCERPT_BYTES);
+  for (const path of ["/long", "/long-chunked"]) {
+    const outcome = await deliverWebhook(receiver.url(path), EVENT, deps);
+    assert.equal(outcome.kind, "delivered", path);
+    assert.equal(outcome.responseCut, true, path);
+    assert.equal(outcome.responseExcerpt, "x".repeat(RESPONSE_EXCERPT_BYTES), path);
+  }
 });
 
 Deno.test("a closed port is a connection failure, retried", async () => {
