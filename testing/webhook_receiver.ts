@@ -20,7 +20,8 @@ export interface ReceivedDelivery {
 
 /**
  * Answers by path: `/ok` 200, `/status/NNN` that status, `/redirect` a 302 to `/landing`,
- * `/long` 200 with `longBytes` of text (`/long-chunked` the same, chunked). Every request is recorded, `/landing` included.
+ * `/long` 200 with `longBytes` of text (`/long-chunked` the same, chunked). Every request is
+ * recorded, `/landing` included.
  */
 export function webhookReceiver(
   options: { secret?: string; longBytes?: number; tls?: boolean } = {},

@@ -31,9 +31,9 @@ export interface ProxiedRequest {
   method?: "GET" | "POST";
   headers: Record<string, string>;
   body?: Uint8Array;
-  /** Past this many body bytes the answer is dropped (or cut, see `overflow`) and the connection closed. */
+  /** Past this many body bytes the rest is not read and the connection is closed. */
   maxBytes: number;
-  /** "refuse" (default): an answer over `maxBytes` is a failure; "cut": its first bytes are kept. */
+  /** "refuse" (default): a body over `maxBytes` is a failure; "cut": its first bytes are kept. */
   overflow?: "refuse" | "cut";
   /** Which statuses' bodies are read; the others are left unread. Default: every status. */
   readsBodyOf?: (status: number) => boolean;

@@ -11,7 +11,7 @@ import { createEgressProxy, type EgressProxy } from "../egress/proxy.ts";
 import type { Logger } from "../log.ts";
 import { InvalidWebhookTarget } from "./types.ts";
 
-/** The whole of one delivery attempt, connect to last byte read: a slow receiver is a failed one. */
+/** Bound of one delivery attempt, connect to last byte read: a slow receiver is a failed one. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 // A receiver's answer head and the excerpt of its body are all that is read; the rest is cut.
 const ATTEMPT_BYTE_BUDGET = 128 * 1024;
