@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { type Cidr, parseCidrList } from "./egress/cidr.ts";
+import { secretKeyBytes } from "./webhooks/signature.ts";
 
 /** Boolean variables accept the usual spellings; anything else is a start-up error. */
 const booleanFlag = z.enum(["true", "false", "1", "0", "yes", "no"]).transform((v) =>
@@ -123,6 +124,11 @@ const ConfigSchema = z.object({
   S3_PREFIX: z.string().regex(/^[^/]/, "must not start with /").default(""),
   // A public bucket or CDN in front of it: URLs are this + the key, unsigned.
   S3_PUBLIC_BASE_URL: httpUrl.transform((u) => u.replace(/\/+$/, "")).optional(),
+  // Signs webhooks (docs/jobs.md): a guessable key would let anyone forge a delivery.
+  WEBHOOK_SECRET: z.string().refine(
+    (v) => secretKeyBytes(v) !== null,
+    "expected whsec_ followed by the base64 of 24 to 64 random bytes",
+  ).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 

@@ -2,8 +2,8 @@
  * Fails when code under `lib/` or `routes/` opens a network connection of its own outside the
  * allowlist below: a `fetch(` call (injected fetches included), `Deno.connect*`, `Deno.startTls`,
  * `Deno.createHttpClient`, a WebSocket, or Node's client modules. Everything the service fetches
- * on a page's behalf must leave through lib/egress/proxied_fetch.ts, which speaks to the
- * capture's egress proxy session; any other client (Deno's fetch above all, whose proxy follows
+ * on a page's behalf (a favicon, a webhook) must leave through lib/egress/proxied_fetch.ts, which
+ * speaks to an egress proxy session; any other client (Deno's fetch above all, whose proxy follows
  * NO_PROXY and HTTP(S)_PROXY) would let the environment route it around the boundary.
  *
  *   deno run --allow-read scripts/check_egress.ts .
@@ -132,7 +132,8 @@ if (import.meta.main) {
   if (found.length > 0) {
     console.error(
       "Network use outside lib/egress/proxied_fetch.ts and the allowlist of " +
-        "scripts/check_egress.ts (a page-supplied URL must go through getThroughProxy):\n" +
+        "scripts/check_egress.ts (a page-supplied URL must go through getThroughProxy or " +
+        "sendThroughProxy):\n" +
         found.join("\n"),
     );
     Deno.exit(1);

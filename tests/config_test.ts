@@ -84,6 +84,25 @@ Deno.test("CACHE_ADMIN_TOKEN shorter than 32 characters refuses to start, withou
   assert.equal(parseConfig({ CACHE_ADMIN_TOKEN: long }).CACHE_ADMIN_TOKEN, long);
 });
 
+Deno.test("WEBHOOK_SECRET must be whsec_ and base64 of at least 24 bytes, and is never printed", () => {
+  assert.equal(parseConfig({}).WEBHOOK_SECRET, undefined);
+  const good = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+  assert.equal(parseConfig({ WEBHOOK_SECRET: good }).WEBHOOK_SECRET, good);
+  const bad = [
+    "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", // no prefix
+    `whsec_${new Uint8Array(23).fill(7).toBase64()}`, // 23 bytes
+    "whsec_MfKQ9r8GKYqrTwjU PD8ILPZIo2LaLaSw", // not base64
+  ];
+  for (const secret of bad) {
+    assert.throws(() => parseConfig({ WEBHOOK_SECRET: secret }), (error: unknown) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /WEBHOOK_SECRET=<hidden, \d+ characters>: expected whsec_/);
+      assert.equal(error.message.includes(secret.slice(6)), false);
+      return true;
+    });
+  }
+});
+
 Deno.test("a malformed BROWSER_WS_ENDPOINT is reported without its credentials", () => {
   const endpoint = "http://fleet-user:fleet-pass@fleet.example/chrome?token=fleet-token";
   assert.throws(

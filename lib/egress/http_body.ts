@@ -42,6 +42,35 @@ export async function readBody(
   return await decoded(body, headerOf(head.headers, "content-encoding"), maxBytes);
 }
 
+/**
+ * At most the first `maxBytes` of the body that follows `head`, and whether more followed: for
+ * answers whose first bytes are worth keeping however long they run (a webhook receiver's error).
+ * An encoded body is decoded only when it arrived whole (a cut gzip stream decodes to nothing
+ * useful). Throws on a framing it cannot read.
+ */
+export async function readBodyPrefix(
+  conn: Deno.Conn,
+  head: Head,
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array; cut: boolean }> {
+  const reader = new ConnReader(conn, head.rest);
+  const transfer = headerOf(head.headers, "transfer-encoding");
+  const length = headerOf(head.headers, "content-length");
+  let kept: { bytes: Uint8Array; cut: boolean };
+  if (transfer !== undefined) {
+    if (!/(^|,)\s*chunked\s*$/i.test(transfer)) throw new Error(`transfer-encoding ${transfer}`);
+    kept = await readChunkedPrefix(reader, maxBytes);
+  } else if (length !== undefined) {
+    if (!/^\d{1,15}$/.test(length.trim())) throw new Error("malformed content-length");
+    const size = Number(length);
+    kept = { bytes: await reader.exactly(Math.min(size, maxBytes)), cut: size > maxBytes };
+  } else kept = await reader.upTo(maxBytes);
+  const encoding = headerOf(head.headers, "content-encoding");
+  if (kept.cut || !encoding || /^\s*identity\s*$/i.test(encoding)) return kept;
+  const whole = await decoded(kept.bytes, encoding, maxBytes);
+  return whole ? { bytes: whole, cut: false } : { bytes: new Uint8Array(0), cut: true };
+}
+
 /** Bytes of a connection with a few read ahead; every method throws when the peer ends early. */
 class ConnReader {
   #buffer: Uint8Array;
@@ -81,6 +110,14 @@ class ConnReader {
     }
   }
 
+  /** Up to `maxBytes` of what comes before the close, and whether more came. */
+  async upTo(maxBytes: number): Promise<{ bytes: Uint8Array; cut: boolean }> {
+    while (this.#buffer.length <= maxBytes) {
+      if (!await this.#fill()) return { bytes: this.#buffer.slice(), cut: false };
+    }
+    return { bytes: this.#buffer.slice(0, maxBytes), cut: true };
+  }
+
   /** Everything up to the close; null past `maxBytes`. */
   async toEnd(maxBytes: number): Promise<Uint8Array | null> {
     while (this.#buffer.length <= maxBytes) {
@@ -106,6 +143,28 @@ async function readChunked(reader: ConnReader, maxBytes: number): Promise<Uint8A
   // Trailers, up to the blank line.
   while (await reader.line() !== "");
   return concatBytes(parts);
+}
+
+async function readChunkedPrefix(
+  reader: ConnReader,
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array; cut: boolean }> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  while (true) {
+    const sizeText = (await reader.line()).split(";")[0].trim();
+    if (!/^[0-9a-fA-F]{1,12}$/.test(sizeText)) throw new Error("malformed chunk size");
+    const size = parseInt(sizeText, 16);
+    if (size === 0) return { bytes: concatBytes(parts), cut: false };
+    // The rest of the stream is not read: the connection is closed after this.
+    if (total + size > maxBytes) {
+      parts.push(await reader.exactly(maxBytes - total));
+      return { bytes: concatBytes(parts), cut: true };
+    }
+    total += size;
+    parts.push(await reader.exactly(size));
+    if (await reader.line() !== "") throw new Error("malformed chunk end");
+  }
 }
 
 async function decoded(

@@ -6,11 +6,12 @@
  * requests. Where the connection goes is decided here (the session's address), never by the
  * environment: no HTTP client that reads HTTP_PROXY, HTTPS_PROXY or NO_PROXY is involved (Deno's
  * fetch, even with an explicit proxy, still sends NO_PROXY's hosts around it). http is an
- * absolute-form GET to the proxy; https is CONNECT, then TLS with the target's name. Every
- * redirect hop is a new request through the proxy. Bounded in bytes and time.
+ * absolute-form request (GET, or a webhook's POST) to the proxy; https is CONNECT, then TLS with
+ * the target's name. Every redirect hop a GET follows is a new request through the proxy; a POST
+ * follows none. Bounded in bytes and time.
  */
 import { unbracket } from "./address.ts";
-import { headerOf, readBody } from "./http_body.ts";
+import { headerOf, readBody, readBodyPrefix } from "./http_body.ts";
 import { encodeHead, type Head, readHead, writeAll } from "./http_wire.ts";
 import { closeQuietly } from "./proxy.ts";
 import type { ProxyCredentials } from "./proxy_auth.ts";
@@ -23,20 +24,44 @@ export interface EgressRoute {
   credentials?: ProxyCredentials;
 }
 
-export interface ProxiedGet {
+/** One request through the proxy: GET, or a POST with its body (a webhook). */
+export interface ProxiedRequest {
   route: EgressRoute;
+  /** GET unless said; POST carries `body`. */
+  method?: "GET" | "POST";
   headers: Record<string, string>;
-  /** Past this many body bytes the answer is dropped and the connection cut. */
+  body?: Uint8Array;
+  /** Past this many body bytes the rest is not read and the connection is closed. */
   maxBytes: number;
+  /** "refuse" (default): a body over `maxBytes` is a failure; "cut": its first bytes are kept. */
+  overflow?: "refuse" | "cut";
+  /** Which statuses' bodies are read; the others are left unread. Default: every status. */
+  readsBodyOf?: (status: number) => boolean;
   signal: AbortSignal;
   /** Test seam: roots trusted for https targets besides the built-in ones. */
   caCerts?: string[];
 }
 
+/** The service's GET of a page-supplied URL (its favicon). */
+export type ProxiedGet = Omit<ProxiedRequest, "method" | "body" | "overflow" | "readsBodyOf">;
+
 /** What came back: a 2xx's body, or why there is none. */
 export type ProxiedAnswer =
   | { ok: true; bytes: Uint8Array }
   | { ok: false; reason: string };
+
+/** One exchange's answer, whatever its status, or why there is none. */
+export type ProxiedResponse =
+  | {
+    ok: true;
+    status: number;
+    headers: [string, string][];
+    bytes: Uint8Array;
+    /** True when the body went past `maxBytes` and only its first bytes were kept. */
+    cut: boolean;
+  }
+  /** `refused`: the boundary would not connect the destination (the reason stays in the proxy). */
+  | { ok: false; reason: string; refused: boolean };
 
 // A favicon behind more hops than this is not worth following.
 const MAX_REDIRECTS = 5;
@@ -56,39 +81,58 @@ const OWN_HEADERS = new Set([
   "upgrade",
 ]);
 
-type Hop = { redirect: string } | ProxiedAnswer;
+const isSuccess = (status: number) => status >= 200 && status < 300;
 
-/** GETs `url` through the route's proxy; never throws for a network failure, only says why. */
+/** GETs `url` through the route's proxy, following redirects; never throws, only says why. */
 export async function getThroughProxy(url: string, request: ProxiedGet): Promise<ProxiedAnswer> {
-  const proxy = proxyAddress(request.route.proxyUrl);
-  if (!proxy) return failed("no usable egress route");
-  const headers = requestHeaders(request.headers);
-  if (!headers) return failed("a header value the wire cannot carry");
   let target = parseTarget(url);
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     if (!target) return failed(hop === 0 ? "not an http(s) URL" : "redirect off the web");
-    let answer: Hop;
-    try {
-      answer = await untilAborted(exchange({ target, proxy, headers, request }), request.signal);
-    } catch (error) {
-      return failed(error instanceof Error ? error.message : String(error));
+    // Each hop is a request of its own through the proxy, so it is judged again.
+    const answer = await sendThroughProxy(target.href, { ...request, readsBodyOf: isSuccess });
+    if (!answer.ok) return { ok: false, reason: answer.reason };
+    const location = headerOf(answer.headers, "location");
+    if (REDIRECTS.has(answer.status) && location) {
+      target = parseTarget(location, target);
+      continue;
     }
-    if (!("redirect" in answer)) return answer;
-    target = parseTarget(answer.redirect, target);
+    if (!isSuccess(answer.status)) return failed(`status ${answer.status}`);
+    return { ok: true, bytes: answer.bytes };
   }
   return failed("too many redirects");
+}
+
+/**
+ * Sends one request to `url` through the route's proxy and answers its response as it is: a
+ * redirect is not followed. Never throws for a network failure, only says why.
+ */
+export async function sendThroughProxy(
+  url: string,
+  request: ProxiedRequest,
+): Promise<ProxiedResponse> {
+  const proxy = proxyAddress(request.route.proxyUrl);
+  if (!proxy) return notSent("no usable egress route");
+  const headers = requestHeaders(request.headers);
+  if (!headers) return notSent("a header value the wire cannot carry");
+  const target = parseTarget(url);
+  if (!target) return notSent("not an http(s) URL");
+  try {
+    return await untilAborted(exchange({ target, proxy, headers, request }), request.signal);
+  } catch (error) {
+    return notSent(error instanceof Error ? error.message : String(error));
+  }
 }
 
 interface Exchange {
   target: URL;
   proxy: { hostname: string; port: number };
   headers: [string, string][];
-  request: ProxiedGet;
+  request: ProxiedRequest;
 }
 
 /** One request on a connection of its own to the proxy (Connection: close both ways). */
-async function exchange({ target, proxy, headers, request }: Exchange): Promise<Hop> {
-  const { signal, route } = request;
+async function exchange({ target, proxy, headers, request }: Exchange): Promise<ProxiedResponse> {
+  const { signal, route, method = "GET", body } = request;
   let conn: Deno.Conn = await Deno.connect({ ...proxy, signal });
   const cut = () => closeQuietly(conn);
   signal.addEventListener("abort", cut, { once: true });
@@ -103,7 +147,7 @@ async function exchange({ target, proxy, headers, request }: Exchange): Promise<
         encodeHead(`CONNECT ${authority} HTTP/1.1`, [["Host", authority], ...auth]),
       );
       const tunnel = await readHead(conn, MAX_HEAD_BYTES);
-      if (!tunnel) return failed("the egress proxy closed the connection");
+      if (!tunnel) return notSent("the egress proxy closed the connection");
       if (statusOf(tunnel) !== 200 || tunnel.rest.length > 0) return refusalOf(tunnel);
       // The certificate is checked against the name the page gave, as a browser would.
       conn = await Deno.startTls(conn as Deno.TcpConn, {
@@ -116,24 +160,35 @@ async function exchange({ target, proxy, headers, request }: Exchange): Promise<
       ["Host", target.host],
       ...(target.protocol === "http:" ? auth : []),
       ...headers,
+      ...(body ? [["Content-Length", String(body.length)] as [string, string]] : []),
       ["Connection", "close"],
     ];
-    await writeAll(conn, encodeHead(`GET ${requestTarget} HTTP/1.1`, lines));
+    await writeAll(conn, encodeHead(`${method} ${requestTarget} HTTP/1.1`, lines));
+    if (body) await writeAll(conn, body);
     let head = await readHead(conn, MAX_HEAD_BYTES);
     // Interim answers (100 Continue, 103 Early Hints) precede the real one.
     while (head && /^HTTP\/1\.[01] 1\d\d/.test(head.startLine)) {
       head = await readHead(conn, MAX_HEAD_BYTES, head.rest);
     }
-    if (!head) return failed("no answer");
+    if (!head) return notSent("no answer");
     const status = statusOf(head);
     if (headerOf(head.headers, EGRESS_MARKER_HEADER)) return refusalOf(head);
-    const location = headerOf(head.headers, "location");
-    if (REDIRECTS.has(status) && location) return { redirect: location };
-    if (status < 200 || status >= 300) return failed(`status ${status}`);
-    // No body follows these, whatever the headers say.
-    if (status === 204 || status === 205) return { ok: true, bytes: new Uint8Array(0) };
+    const answer = { ok: true as const, status, headers: head.headers };
+    // No body follows these, whatever the headers say; a caller may not want others read.
+    const bodiless = status === 204 || status === 205 || status === 304;
+    if (bodiless || !(request.readsBodyOf?.(status) ?? true)) {
+      return { ...answer, bytes: new Uint8Array(0), cut: false };
+    }
+    if (request.overflow === "cut") {
+      // The status is the answer here; a body that cannot be read is kept as none.
+      const kept = await readBodyPrefix(conn, head, request.maxBytes)
+        .catch(() => ({ bytes: new Uint8Array(0), cut: true }));
+      return { ...answer, ...kept };
+    }
     const bytes = await readBody(conn, head, request.maxBytes);
-    return bytes ? { ok: true, bytes } : failed(`larger than ${request.maxBytes} bytes`);
+    return bytes
+      ? { ...answer, bytes, cut: false }
+      : notSent(`larger than ${request.maxBytes} bytes`);
   } finally {
     signal.removeEventListener("abort", cut);
     closeQuietly(conn);
@@ -141,10 +196,10 @@ async function exchange({ target, proxy, headers, request }: Exchange): Promise<
 }
 
 /** The proxy's own answer (a refusal, a 407), said without its address or reason. */
-function refusalOf(head: Head): ProxiedAnswer {
+function refusalOf(head: Head): ProxiedResponse {
   const marker = headerOf(head.headers, EGRESS_MARKER_HEADER);
-  if (marker === "refused") return failed("refused by the boundary");
-  return failed(`egress proxy answered ${statusOf(head)}${marker ? ` (${marker})` : ""}`);
+  if (marker === "refused") return { ok: false, reason: "refused by the boundary", refused: true };
+  return notSent(`egress proxy answered ${statusOf(head)}${marker ? ` (${marker})` : ""}`);
 }
 
 /** An http(s) URL without userinfo, resolved against `base`; null otherwise. */
@@ -203,3 +258,4 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 const failed = (reason: string): ProxiedAnswer => ({ ok: false, reason });
+const notSent = (reason: string): ProxiedResponse => ({ ok: false, reason, refused: false });
