@@ -73,7 +73,8 @@ export function renderQueryParameters() {
     name,
     in: "query" as const,
     required: false,
-    description: `The capture field \`${name}\` of POST /api/screenshot's body: ${shape}.`,
+    description: `The capture field \`${name}\` of POST /api/screenshot's body: ` +
+      `${name === "format" ? `one of ${IMAGE_FORMATS.join(", ")} (png by default)` : shape}.`,
     schema: {
       type: "string" as const,
       ...(name === "url" ? { example: "https://example.com" } : {}),
