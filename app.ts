@@ -31,6 +31,7 @@ import { createMetricsRouter } from "./routes/metrics.ts";
 import { createMcpRouter } from "./routes/mcp.ts";
 import { MCP_PATH } from "./lib/mcp/tools.ts";
 import { createPostRouter } from "./routes/post.ts";
+import { createRenderRouter } from "./routes/render.ts";
 import { createScreenshotRouter } from "./routes/screenshot.ts";
 import { SCREENSHOT_BODY_LIMIT } from "./lib/capture/mod.ts";
 
@@ -75,6 +76,8 @@ export function createApp(deps: AppDeps) {
 
   // API operations first: the order here is the order of /openapi.json and /llms.txt.
   app.route("/", createScreenshotRouter());
+  // Without RENDER_LINK_SECRET no link can be verified: the route does not exist (404).
+  if (deps.config.RENDER_LINK_SECRET) app.route("/", createRenderRouter());
   // Not rate limited: it renders nothing, and what it serves is bounded by the link's bytes.
   app.route("/", createCapturesRouter());
   app.route("/", createExportRouter());

@@ -67,6 +67,9 @@ const ConfigSchema = z.object({
   UPLOAD_TIMEOUT_MS: integer(100, 600_000).default(30000),
   // Shorter tokens can be guessed online, failed-attempt throttling or not.
   CACHE_ADMIN_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
+  // Signs GET /api/render links; unset, the route does not exist. As long as a token: a short
+  // key could be found offline from any one link.
+  RENDER_LINK_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   EGRESS_DENY_CIDRS: z.string().transform((v, ctx): Cidr[] => {
     const parsed = parseCidrList(v);
     if ("cidrs" in parsed) return parsed.cidrs;

@@ -48,9 +48,12 @@ export const ERROR_REFERENCE: Record<ErrorCode, ErrorReference> = {
     hint: "Use one of the allowed values listed for the field in /openapi.json.",
   },
   unauthorized: {
-    statuses: [401],
-    meaning: "An operator-only endpoint was called without the right bearer token.",
-    hint: "Send Authorization: Bearer <token> with the operator's cache-admin token.",
+    statuses: [401, 403],
+    meaning: "An operator-only endpoint was called without the right bearer token (401), or a " +
+      "render link's signature is missing or does not match its parameters, or the link has " +
+      "expired (403).",
+    hint: "Send Authorization: Bearer <token> with the operator's token; use a render link " +
+      "exactly as it was signed, before it expires.",
   },
   forbidden_domain: {
     statuses: [403],

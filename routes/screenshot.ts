@@ -1,37 +1,15 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import {
-  checkDocumentNotBlocked,
-  hasOptions,
-  type ImageFormat,
-  outputKind,
-  parseTargetUrl,
-  planCapture,
-  refusedBeforeWork,
-  requireAnnoyances,
-  requireEngine,
-  requireVideoEncoder,
-  SCREENSHOT_BODY_LIMIT,
-  targetLogFields,
-  type VideoFormat,
-  viewportOf,
-} from "../lib/capture/mod.ts";
-import { ApiError, invalidRequest, invalidUrl } from "../lib/errors.ts";
+import { SCREENSHOT_BODY_LIMIT } from "../lib/capture/mod.ts";
 import { errorResponses } from "../lib/http/openapi_responses.ts";
-import { type CaptureCharge, enforceCaptureRateLimit } from "../lib/http/rate_limit.ts";
-import {
-  createRouter,
-  mountMethodProbe,
-  validatedInput,
-  validationError,
-} from "../lib/http/router.ts";
+import { createRouter, mountMethodProbe, validatedInput } from "../lib/http/router.ts";
 import {
   SCREENSHOT_SUCCESS_HEADERS,
   ScreenshotRequestSchema,
   ScreenshotResponseSchema,
 } from "./screenshot_schemas.ts";
 import { captureJson, chooseAnswer, rawMediaType, setCaptureHeaders } from "./screenshot_answer.ts";
-import { frameCapture, placementHeader, refuseFrameOf, unencoded } from "./screenshot_frame.ts";
-import { traced } from "../lib/telemetry/trace.ts";
+import { placementHeader } from "./screenshot_frame.ts";
+import { refuseCapture, runCapture } from "./capture_run.ts";
 
 // The raw-bytes answer: what Accept: image/png, application/pdf, video/mp4 ... gets.
 const rawBytes = (what: string) => ({
@@ -127,33 +105,6 @@ const captureRoute = createRoute({
   },
 });
 
-/** The URL to capture: the parsed `url`, or about:blank for `html`; 400 unless exactly one. */
-function targetOf(
-  target: { url?: string; html?: string },
-  allowPrivateNetwork: boolean,
-): string {
-  if ((target.url === undefined) === (target.html === undefined)) {
-    const both = target.url !== undefined;
-    throw invalidRequest(both ? "Send url or html, not both." : "url is required.", {
-      hint: "Send exactly one of url (a page to load) and html (a document to render).",
-    });
-  }
-  if (target.html !== undefined) return "about:blank";
-  return parseTargetUrl(target.url!, { allowPrivateNetwork });
-}
-
-// A url of the wrong type is a bad URL, not a missing one.
-function refuseCapture(issues: z.core.$ZodIssue[], input: unknown): never {
-  const issue = issues[0];
-  const sentUrl = (input as { url?: unknown } | null)?.url;
-  if (issue?.path[0] === "url" && issue.code === "invalid_type" && sentUrl !== undefined) {
-    throw invalidUrl("url must be a string holding an absolute URL.", {
-      hint: 'Send url as a JSON string, e.g. "https://example.com".',
-    });
-  }
-  throw validationError(issues, input);
-}
-
 /** POST /api/screenshot (and its GET method probe), over the app's screenshot service. */
 export function createScreenshotRouter() {
   const router = createRouter();
@@ -161,85 +112,15 @@ export function createScreenshotRouter() {
   router.openapi(
     captureRoute,
     async (c) => {
-      const { config, screenshots, adFilters, videoEncoders } = c.var.deps;
       const body = c.req.valid("json");
-      const { url: sentUrl, html, frame, ...fields } = body;
       // Before anything is rendered: an Accept the capture could not satisfy is the caller's.
-      const answer = chooseAnswer(c.req.header("Accept"), fields.format);
-      const plan = planCapture(
-        { ...fields, html, format: answer.format },
-        { cacheTtlSeconds: config.CACHE_TTL_SECONDS },
-      );
-      if (frame) refuseFrameOf(answer.format);
-      const { deviceType, colorScheme, credentials } = plan;
-      // A framed capture is shot as the plain PNG (one cache entry with unframed requests) and
-      // encoded in the asked format once framed.
-      const options = frame ? unencoded(plan.options) : plan.options;
-      let outcome;
-      let url: string;
-      let charge: CaptureCharge | undefined;
-      try {
-        url = targetOf({ url: sentUrl, html }, config.ALLOW_PRIVATE_NETWORK);
-        // An html document is written into the page, never requested: nothing to block.
-        if (html === undefined) checkDocumentNotBlocked(options.blockRequests, url);
-        Object.assign(c.var.logFields, await targetLogFields(url));
-        // Before the quota: a capture that cannot block ads would only waste the client's turn.
-        if (body.blockAds) requireEngine(adFilters);
-        if (body.hideAnnoyances) requireAnnoyances(adFilters);
-        if (outputKind(answer.format) === "video") {
-          await requireVideoEncoder(videoEncoders, answer.format as VideoFormat);
-        }
-        // After validation, so refused requests do not use up the client's quota.
-        charge = await enforceCaptureRateLimit(c);
-        const job = {
-          url,
-          ...(html !== undefined ? { html } : {}),
-          deviceType,
-          colorScheme,
-          ...(hasOptions(options) ? { options } : {}),
-          ...(credentials ? { credentials } : {}),
-        };
-        const attributes = {
-          deviceType,
-          colorScheme,
-          forceRefresh: plan.take.forceRefresh,
-          scale: options.scale ?? 1,
-          fullPage: options.fullPage ?? false,
-          format: answer.format,
-          // Whether the capture was private; never what it carried.
-          credentials: credentials !== undefined,
-        };
-        outcome = await traced("capture", attributes, async (span) => {
-          const taken = await screenshots.take(job, { ...plan.take, signal: c.req.raw.signal });
-          span.setAttributes({ cached: taken.cached, backend: taken.strategy });
-          return taken;
-        });
-      } catch (error) {
-        // Why a target was refused is the operator's to know, not the caller's.
-        if (error instanceof ApiError) Object.assign(c.var.logFields, error.logDetail);
-        // A capture the render queue would not take did no work: it costs the client nothing.
-        if (refusedBeforeWork(error)) await charge?.refund();
-        throw error;
-      }
-      const cache = outcome.cached ? "hit" : "miss";
-      Object.assign(c.var.logFields, { cache, strategy: outcome.strategy });
-      const framed = frame
-        ? await frameCapture(c.var.deps.framer, outcome, frame, {
-          url,
-          pixelRatio: viewportOf(deviceType, options).scale,
-          format: answer.format as ImageFormat,
-          quality: plan.options.quality,
-        })
-        : null;
-      const capture = {
-        ...outcome,
-        ...(framed ? { image: framed.bytes } : {}),
+      const answer = chooseAnswer(c.req.header("Accept"), body.format);
+      const capture = await runCapture(c, body, {
         format: answer.format,
-        url,
-        deviceType,
-        colorScheme,
-      };
+        charging: "every-request",
+      });
       const size = setCaptureHeaders(c, capture);
+      const { framed } = capture;
       if (framed) c.header("X-Frame-Image", placementHeader(framed.placement));
       if (answer.raw) {
         return c.body(capture.image as Uint8Array<ArrayBuffer>, 200, {

@@ -8,6 +8,8 @@ export function curlExample(document: OpenApiDocument, op: Operation, baseUrl: s
   let path = op.path;
   const query: string[] = [];
   for (const param of operation.parameters ?? []) {
+    // A long list of optional fields (a render link's) would bury the call: the examples show it.
+    if (!param.required && param.schema?.example === undefined) continue;
     const value = String(param.schema?.example ?? `<${param.name}>`);
     if (param.in === "path") path = path.replace(`{${param.name}}`, value);
     if (param.in === "query") query.push(`${param.name}=${encodeURIComponent(value)}`);

@@ -14,6 +14,8 @@ export function limitsOf(operations: OperationRef[], config: ReferenceConfig): T
       `sliding ${RATE_WINDOW_MS / 1000} s window (${DEFAULTS.RATE_LIMIT_PER_MINUTE} by default; ` +
       "cache hits count). Past it: 429 `rate_limited` with a `RateLimitError` body whose " +
       "`retryAfter` equals the `Retry-After` header. Wait that long before retrying.",
+    renderLink: `the same per-IP limit as captures, counted only for links that must be ` +
+      "rendered: a capture the cache holds is answered without counting.",
     optimizeExportImage: `bounded by the upload size (${bytes(config.MAX_UPLOAD_BYTES)}; 413 ` +
       "past it) and processing time.",
     proxySocialImage: `only https URLs on ${mediaHostList("or")} (403 otherwise); redirects ` +

@@ -60,6 +60,45 @@ Deno.test("operation ids are exactly those of the README's API table, each on it
   }
 });
 
+Deno.test("with RENDER_LINK_SECRET, renderLink follows the screenshot operations in a valid document", async () => {
+  const t = await createTestApp({ env: { RENDER_LINK_SECRET: "s".repeat(32) } });
+  try {
+    const document = await openApiOf(t.app);
+    const result = await new Validator().validate(document);
+    assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
+    const ids = Object.values(document.paths).flatMap((item) =>
+      Object.values(item as Record<string, { operationId: string }>).map((op) => op.operationId)
+    );
+    const published = Object.keys(PUBLIC_OPERATIONS);
+    assert.deepEqual(ids, [...published.slice(0, 2), "renderLink", ...published.slice(2)]);
+    const render = document.paths["/api/render"].get;
+    assert.deepEqual(Object.keys(render.responses), [
+      "200",
+      "304",
+      "400",
+      "403",
+      "408",
+      "429",
+      "500",
+      "502",
+      "503",
+    ]);
+    assert.deepEqual(Object.keys(render.responses["200"].content), [
+      "image/png",
+      "image/jpeg",
+      "image/webp",
+    ]);
+    const required = render.parameters.filter((p: { required: boolean }) => p.required);
+    assert.deepEqual(required.map((p: { name: string }) => p.name), ["expires", "signature"]);
+    const names = render.parameters.map((p: { name: string }) => p.name);
+    for (const refused of ["cookies", "headers", "forceRefresh"]) {
+      assert.ok(!names.includes(refused), refused);
+    }
+  } finally {
+    await t.close();
+  }
+});
+
 Deno.test("servers follow PUBLIC_BASE_URL, else the request origin", async () => {
   const t = await createTestApp({ env: { PUBLIC_BASE_URL: "https://shots.example/" } });
   const u = await createTestApp();

@@ -48,12 +48,13 @@ async function documentsOf(env: Record<string, string> = {}) {
   }
 }
 
-Deno.test("every operation of /openapi.json is in /llms.txt, /llms-full.txt and /docs", async () => {
-  const { document, llms, full, docs } = await documentsOf();
+/** Asserts every operation of the app's /openapi.json is in the three other documents. */
+async function assertEveryOperationListed(env: Record<string, string>, count: number) {
+  const { document, llms, full, docs } = await documentsOf(env);
   const operations = Object.entries(document.paths).flatMap(([path, item]) =>
     Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op }))
   );
-  assert.equal(operations.length, 12);
+  assert.equal(operations.length, count);
   for (const { path, method, op } of operations) {
     const id = op.operationId;
     assert.ok(llms.includes(`[${method} ${path}](http://localhost/docs#op-${id})`), id);
@@ -64,6 +65,14 @@ Deno.test("every operation of /openapi.json is in /llms.txt, /llms-full.txt and 
       assert.ok(full.includes(`- **${status}**`), `${id} ${status}`);
     }
   }
+}
+
+Deno.test("every operation of /openapi.json is in /llms.txt, /llms-full.txt and /docs", async () => {
+  await assertEveryOperationListed({}, 12);
+});
+
+Deno.test("with RENDER_LINK_SECRET set, GET /api/render is the eleventh operation everywhere", async () => {
+  await assertEveryOperationListed({ RENDER_LINK_SECRET: "s".repeat(32) }, 13);
 });
 
 Deno.test("/llms-full.txt and /docs state every fact of the one reference model", async () => {

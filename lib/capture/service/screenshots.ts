@@ -55,6 +55,11 @@ export interface TakeOptions {
 
 export interface ScreenshotService {
   take(job: CaptureJob, options?: TakeOptions): Promise<ScreenshotOutcome>;
+  /**
+   * The answer `take` would give from the cache right now, or null when it would render: never
+   * renders (a stale entry under staleWhileRevalidate still starts its background refresh).
+   */
+  peek(job: CaptureJob, options?: TakeOptions): Promise<ScreenshotOutcome | null>;
   stats(): { running: number; queued: number; renderMs: number; flights: number };
   /**
    * Resolves once every cache write started so far has landed or failed: answers go out before
@@ -228,6 +233,13 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
       }
       if (failOnHttpError) flight.cacheErrorPages = false;
       return rendered(await flights.join(flight, signal));
+    },
+
+    async peek(job, options = {}) {
+      // A private capture or a refresh is never answered from the cache.
+      if (job.credentials || options.forceRefresh) return null;
+      const key = jobKeyOf(job, await optionsDigest(job.options), captureTarget(job));
+      return await fromCache(key, job, options);
     },
 
     stats: () => ({ ...admission.stats(), flights: flights.size() }),

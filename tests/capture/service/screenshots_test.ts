@@ -214,3 +214,23 @@ Deno.test("a capturer that never settles is cut off by the backstop deadline", a
   assert.equal(service.stats().running, 0, "the slot is free again");
   capturer.release();
 });
+
+Deno.test("peek answers what the cache holds and never renders", async () => {
+  const clock = manualClock();
+  const { service, capturer } = serviceWith({ clock });
+  assert.equal(await service.peek(JOB), null);
+  assert.equal(capturer.jobs.length, 0, "a miss renders nothing");
+  const taken = await service.take(JOB);
+  await until(() => service.stats().flights === 0);
+  clock.advance(5_000);
+  const held = await service.peek(JOB);
+  assert.equal(held?.cached, true);
+  assert.equal(held?.age, 5);
+  assert.equal(held?.image, taken.image);
+  // Too old for maxAge, a refresh, or a private capture: the cache may not answer them.
+  assert.equal(await service.peek(JOB, { maxAgeMs: 1_000 }), null);
+  assert.equal(await service.peek(JOB, { forceRefresh: true }), null);
+  const credentials = { cookies: [{ name: "s", value: "1" }] };
+  assert.equal(await service.peek({ ...JOB, credentials } as CaptureJob), null);
+  assert.equal(capturer.jobs.length, 1);
+});
