@@ -58,6 +58,21 @@ export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
       await kv.set(valueKey(key), record, { expireIn: ttlMs });
     },
 
+    async getVersioned<T>(key: StoreKey) {
+      const entry = await kv.get<ValueRecord>(valueKey(key));
+      const live = entry.value && entry.value.expiresAt > clock.now();
+      return { value: live ? entry.value!.value as T : null, version: entry.versionstamp };
+    },
+
+    async setValueIfVersion(key, value, version, ttlMs) {
+      const record: ValueRecord = { value, expiresAt: clock.now() + ttlMs };
+      const { ok } = await kv.atomic()
+        .check({ key: valueKey(key), versionstamp: version })
+        .set(valueKey(key), record, { expireIn: ttlMs })
+        .commit();
+      return ok;
+    },
+
     async getBlob(key) {
       // A replacement may delete the chunks between our head read and chunk read: retry once.
       for (let attempt = 0; attempt < 2; attempt++) {

@@ -24,6 +24,10 @@ export function instrumentStore(store: Store): Store {
     },
     getValue: <T>(key: readonly string[]) => timed("get_value", () => store.getValue<T>(key)),
     setValue: (key, value, ttlMs) => timed("set_value", () => store.setValue(key, value, ttlMs)),
+    getVersioned: <T>(key: readonly string[]) =>
+      timed("get_versioned", () => store.getVersioned<T>(key)),
+    setValueIfVersion: (key, value, version, ttlMs) =>
+      timed("set_value_if_version", () => store.setValueIfVersion(key, value, version, ttlMs)),
     getBlob: (key) => timed("get_blob", () => store.getBlob(key)),
     setBlob: (key, blob, ttlMs) => timed("set_blob", () => store.setBlob(key, blob, ttlMs)),
     deleteBlobs: (prefix) => timed("delete_blobs", () => store.deleteBlobs(prefix)),

@@ -37,6 +37,13 @@ export interface WindowHit {
   id: string;
 }
 
+/** A value read for a compare-and-set: `version` is opaque, null when nothing is stored. */
+export interface VersionedValue<T> {
+  /** The value, or null when there is none or it expired. */
+  value: T | null;
+  version: string | null;
+}
+
 /**
  * The one storage contract behind the capture cache, the post cache and the rate limiter.
  * Expiry is checked against the injected clock on read, because backend TTLs are best effort.
@@ -45,6 +52,18 @@ export interface Store {
   readonly kind: "deno-kv" | "upstash-redis";
   getValue<T>(key: StoreKey): Promise<T | null>;
   setValue(key: StoreKey, value: unknown, ttlMs: number): Promise<void>;
+  /** A value with its version, for `setValueIfVersion`. */
+  getVersioned<T>(key: StoreKey): Promise<VersionedValue<T>>;
+  /**
+   * Sets `key` only if it still holds the version read (null: nothing was stored), in one atomic
+   * step; false when another writer came first (read again and retry).
+   */
+  setValueIfVersion(
+    key: StoreKey,
+    value: unknown,
+    version: string | null,
+    ttlMs: number,
+  ): Promise<boolean>;
   getBlob(key: StoreKey): Promise<StoredBlob | null>;
   setBlob(key: StoreKey, blob: StoredBlob, ttlMs: number): Promise<void>;
   /** Deletes every blob whose key starts with `prefix`; returns how many were deleted. */

@@ -90,3 +90,18 @@ for i = 2, #KEYS do
 end
 return previous
 `;
+
+/**
+ * Sets a value only if it still holds the text read before (empty: nothing stored), so two
+ * instances updating one record cannot both win.
+ * KEYS[1]: the value; ARGV: [1] the text read (or ""), [2] the new text, [3] PX.
+ * Returns 1 when set, 0 when another write came first.
+ */
+export const COMPARE_AND_SET_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if (current == false and ARGV[1] == '') or current == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  return 1
+end
+return 0
+`;

@@ -5,6 +5,7 @@ import type { BlobHead, Store, StoredBlob, StoreKey, WindowVerdict } from "./sto
 import type { Clock } from "../clock.ts";
 import {
   COMMIT_BLOB_SCRIPT,
+  COMPARE_AND_SET_SCRIPT,
   encodeKey,
   prefixesOf,
   redisKeys,
@@ -75,6 +76,7 @@ export function createUpstashStore(options: UpstashStoreOptions): Store {
   const bulk = client(options.bulkTimeoutMs ?? DEFAULT_BULK_TIMEOUT_MS);
   const slidingWindow = redis.createScript<[number, number, string]>(SLIDING_WINDOW_SCRIPT);
   const commitBlob = redis.createScript<string | null>(COMMIT_BLOB_SCRIPT);
+  const compareAndSet = redis.createScript<number>(COMPARE_AND_SET_SCRIPT);
 
   const keys = redisKeys(options.namespace ?? "shotline:");
   const chunkKeys = (head: BlobHead) =>
@@ -125,6 +127,27 @@ export function createUpstashStore(options: UpstashStoreOptions): Store {
       return attempt("setValue", async () => {
         const record = JSON.stringify({ value, expiresAt: clock.now() + ttlMs });
         await redis.set(keys.value(key), record, { px: Math.max(1, Math.ceil(ttlMs)) });
+      });
+    },
+
+    getVersioned<T>(key: StoreKey) {
+      return attempt("getVersioned", async () => {
+        const raw = await redis.get<string>(keys.value(key));
+        if (raw === null) return { value: null, version: null };
+        const record = JSON.parse(raw) as { value: T; expiresAt: number };
+        // The stored text is its own version: any write changes it (expiresAt moves on).
+        return { value: record.expiresAt > clock.now() ? record.value : null, version: raw };
+      });
+    },
+
+    setValueIfVersion(key, value, version, ttlMs) {
+      return attempt("setValueIfVersion", async () => {
+        const record = JSON.stringify({ value, expiresAt: clock.now() + ttlMs });
+        const set = await compareAndSet.exec(
+          [keys.value(key)],
+          [version ?? "", record, String(Math.max(1, Math.ceil(ttlMs)))],
+        );
+        return set === 1;
       });
     },
 

@@ -187,6 +187,8 @@ Deno.test("a failing cache store is logged and never fails the capture", async (
     kind: "deno-kv",
     getValue: () => Promise.reject(new Error("store down")),
     setValue: () => Promise.reject(new Error("store down")),
+    getVersioned: () => Promise.reject(new Error("store down")),
+    setValueIfVersion: () => Promise.reject(new Error("store down")),
     getBlob: () => Promise.reject(new Error("store down")),
     setBlob: () => Promise.reject(new Error("store down")),
     deleteBlobs: () => Promise.reject(new Error("store down")),

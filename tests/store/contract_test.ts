@@ -58,6 +58,35 @@ for (const backend of STORE_BACKENDS) {
       assert.equal(await store.getValue(["values", "post", "1"]), "second");
     });
 
+    await t.step("compare-and-set: one of two racing writers wins, expiry as values", async () => {
+      const key = ["values", "cas", "1"];
+      const empty = await store.getVersioned<{ n: number }>(key);
+      assert.deepEqual(empty, { value: null, version: empty.version });
+      assert.equal(await store.setValueIfVersion(key, { n: 1 }, empty.version, 60_000), true);
+      // The same stale version again: someone (we) wrote since.
+      assert.equal(await store.setValueIfVersion(key, { n: 9 }, empty.version, 60_000), false);
+      const first = await store.getVersioned<{ n: number }>(key);
+      assert.deepEqual(first.value, { n: 1 });
+      assert.notEqual(first.version, null);
+      assert.deepEqual(await store.getValue(key), { n: 1 });
+      // Two writers read the same version; exactly one of them sets.
+      const wins = await Promise.all(
+        [2, 3].map((n) => store.setValueIfVersion(key, { n }, first.version, 60_000)),
+      );
+      assert.deepEqual(wins.toSorted(), [false, true]);
+      const after = await store.getVersioned<{ n: number }>(key);
+      assert.equal(after.value!.n, wins[0] ? 2 : 3);
+      // A plain setValue moves the version on too.
+      await store.setValue(key, { n: 4 }, 60_000);
+      assert.equal(await store.setValueIfVersion(key, { n: 5 }, after.version, 60_000), false);
+      // Expired: read as no value, and still written over only with the version it has.
+      clock.advance(60_001);
+      const expired = await store.getVersioned<{ n: number }>(key);
+      assert.equal(expired.value, null);
+      assert.equal(await store.setValueIfVersion(key, { n: 6 }, expired.version, 1000), true);
+      assert.deepEqual(await store.getValue(key), { n: 6 });
+    });
+
     await t.step("blobs of 0 bytes, 1 byte and 3 MB round-trip byte for byte", async () => {
       for (const size of [0, 1, 3 * MiB]) {
         const bytes = noise(size, size + 7);
