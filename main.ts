@@ -8,6 +8,7 @@ import { assembleServices } from "./lib/services.ts";
 import { createDrainGate, drainThenClose } from "./lib/http/drain.ts";
 import { createLogger } from "./lib/log.ts";
 import { openStore } from "./lib/store/open.ts";
+import { createObjectStorage } from "./lib/storage/open.ts";
 import { SYSTEM_CLOCK } from "./lib/clock.ts";
 import { DEFAULT_UPSTREAMS } from "./lib/upstreams.ts";
 
@@ -59,6 +60,8 @@ async function main() {
     Deno.exit(2);
   }
   void capture.start();
+  // The S3_* bucket for job results and captures past the cache's bound, else the store.
+  const objectStorage = createObjectStorage({ config, store, clock, log });
   const services = assembleServices({
     config,
     store,
@@ -70,6 +73,7 @@ async function main() {
     capture,
     adFilters,
     videoEncoders,
+    objectStorage,
   });
   const app = createApp(services);
 
@@ -91,6 +95,7 @@ async function main() {
     close: [
       () => adFilters.close(),
       () => services.screenshots.writesSettled(),
+      () => objectStorage.close(),
       () => store.close(),
       () => exporter.close(),
       () => capture.close(),

@@ -12,6 +12,7 @@ import { exporterTranscoder, inJobFormat } from "./capture/transcode.ts";
 import { createOperatorAuth } from "./http/bearer.ts";
 import { createFramer } from "./frame/framer.ts";
 import type { AppDeps, AppParts } from "./http/app_env.ts";
+import { createObjectStorage } from "./storage/open.ts";
 
 export type { AppDeps, AppParts };
 
@@ -37,9 +38,12 @@ export function assembleServices(parts: AppParts): AppDeps {
   const captureLinks = captureLinksOf({ ...parts, store });
   // Frames decode and encode on the export's codec path.
   const framer = createFramer({ encoder: parts.exporter.encoder });
+  // Without a bucket, results spill into the store (bounded, as long as a capture link).
+  const objectStorage = parts.objectStorage ?? createObjectStorage({ config, store, clock, log });
   return {
     ...parts,
     store,
+    objectStorage,
     captureCache,
     screenshots,
     posts,

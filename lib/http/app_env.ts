@@ -13,6 +13,7 @@ import type { Clock } from "../clock.ts";
 import type { OperatorAuth } from "./bearer.ts";
 import type { Upstreams } from "../upstreams.ts";
 import type { Framer } from "../frame/framer.ts";
+import type { ObjectStorage } from "../storage/types.ts";
 
 /**
  * The components main.ts (or a test) opens, launches or injects: each arrives ready, and the
@@ -35,6 +36,11 @@ export interface AppParts {
   adFilters?: AdFilters;
   /** ffmpeg's encoders for recordings (FFMPEG_PATH); absent, a recording answers 503. */
   videoEncoders?: VideoEncoders;
+  /**
+   * Where job results and captures past the cache's bound are written (the S3_* bucket); absent,
+   * they spill into the store (lib/storage/open.ts).
+   */
+  objectStorage?: ObjectStorage;
 }
 
 /** Everything a handler may use: the parts plus the services built on them, once per app. */
@@ -51,6 +57,8 @@ export interface AppDeps extends AppParts {
   captureLinks: CaptureLinks;
   /** The frame step of captures and of POST /api/frame, on the export's codec path. */
   framer: Framer;
+  /** The parts' object storage, or the store spill when none was given. */
+  objectStorage: ObjectStorage;
 }
 
 /** Hono environment shared by every router, so handlers see one typed context. */
