@@ -132,6 +132,14 @@ const ConfigSchema = z.object({
     (v) => secretKeyBytes(v) !== null,
     "expected whsec_ followed by the base64 of 24 to 64 random bytes",
   ).optional(),
+  // How long a job's status and results are kept after it was submitted (docs/jobs.md).
+  JOB_TTL_SECONDS: integer(600, 60 * 60 * 24 * 7).default(86400),
+  // Runs of one item at most: a killed instance's item is tried again up to this many times.
+  JOB_ITEM_MAX_TRIES: integer(1, 10).default(3),
+  // Items one client IP may have queued or running across its jobs; a job past it is refused.
+  JOB_MAX_QUEUED_PER_IP: integer(1, 100_000).default(500),
+  // Job items run at once on one instance; unset, MAX_CONCURRENT_CAPTURES.
+  JOB_CONCURRENCY: integer(1, 64).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 

@@ -76,7 +76,7 @@ export interface AnsweredCapture {
 /** Pixel size of an image or a recording's frames; null for a PDF and text. */
 type CaptureSize = { width: number; height: number } | null;
 
-function sizeOf(capture: AnsweredCapture): CaptureSize {
+export function sizeOf(capture: AnsweredCapture): CaptureSize {
   switch (outputKind(capture.format)) {
     case "image":
       return readImageInfo(capture.format as ImageFormat, capture.image) ??
@@ -122,12 +122,20 @@ export function rawMediaType(format: OutputFormat): string {
 
 /** The JSON answer's body: the bytes base64-encoded in `screenshot`, or text in `content`. */
 export function captureJson(capture: AnsweredCapture, size: CaptureSize) {
-  const { image, format, output = {} } = capture;
+  const { image, format } = capture;
   const text = outputKind(format) === "text";
   return {
     ...(text ? { content: new TextDecoder().decode(image) } : {
       screenshot: Buffer.from(image.buffer, image.byteOffset, image.byteLength).toString("base64"),
     }),
+    ...captureFacts(capture, size),
+  };
+}
+
+/** Everything the JSON answer says of a capture but its bytes (a job item's result). */
+export function captureFacts(capture: AnsweredCapture, size: CaptureSize) {
+  const { format, output = {} } = capture;
+  return {
     format,
     url: capture.url,
     page: capture.page ?? NO_PAGE_METADATA,

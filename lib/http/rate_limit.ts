@@ -161,3 +161,27 @@ export async function enforceCaptureRateLimit(c: Context<AppEnv>): Promise<Captu
     },
   };
 }
+
+/**
+ * The per-IP limit for work that is not an HTTP request (a job's items): a turn is taken from
+ * the same window as synchronous captures, or the time until one frees is named.
+ */
+export function createPacer(
+  deps: { store: Store; log: Logger; clock: { now(): number }; limit: number },
+) {
+  const { store, log, clock, limit } = deps;
+  return async (bucket: string) => {
+    const check = { store, log, bucket, limit, now: clock.now() };
+    const counted = await hitRateLimit(check);
+    if (!counted.verdict.allowed) {
+      return {
+        allowed: false as const,
+        retryInMs: Math.max(1, counted.verdict.resetAt - clock.now()),
+      };
+    }
+    return {
+      allowed: true as const,
+      giveBack: () => refundRateLimit({ check: { ...check, now: clock.now() }, counted }),
+    };
+  };
+}
