@@ -13,6 +13,14 @@ interface ValueRecord {
   expiresAt: number;
 }
 
+// The KV handle behind each store, so the job queue can share it (one handle per database).
+const KV_HANDLES = new WeakMap<Store, Deno.Kv>();
+
+/** The Deno KV handle behind a store made by createKvStore, or null for any other store. */
+export function kvHandleOf(store: Store): Deno.Kv | null {
+  return KV_HANDLES.get(store) ?? null;
+}
+
 /** Opens a Deno KV store at `path` (`:memory:`, a file, a KV Connect URL, or Deno's default). */
 export async function openKvStore(path: string | undefined, clock: Clock): Promise<Store> {
   const kv = await Deno.openKv(path);
@@ -44,7 +52,7 @@ export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
     return bytes && count === head.chunks && bytes.byteLength === head.size ? bytes : null;
   }
 
-  return {
+  const store: Store = {
     kind: "deno-kv",
 
     async getValue<T>(key: StoreKey) {
@@ -130,4 +138,6 @@ export function createKvStore(kv: Deno.Kv, clock: Clock): Store {
       return Promise.resolve();
     },
   };
+  KV_HANDLES.set(store, kv);
+  return store;
 }
