@@ -34,6 +34,7 @@ import { createPostRouter } from "./routes/post.ts";
 import { createRenderRouter } from "./routes/render.ts";
 import { createScreenshotRouter } from "./routes/screenshot.ts";
 import { SCREENSHOT_BODY_LIMIT } from "./lib/capture/mod.ts";
+import { createJobsRouter, JOBS_BODY_LIMIT } from "./routes/jobs.ts";
 
 // JSON bodies of this API are tiny; only the export upload gets MAX_UPLOAD_BYTES.
 const DEFAULT_BODY_LIMIT = 64 * 1024;
@@ -66,6 +67,7 @@ export function createApp(deps: AppDeps) {
     "/api/export": uploadLimit,
     "/api/frame": uploadLimit,
     "/api/screenshot": captureLimit,
+    "/api/jobs": bodyLimitOf(JOBS_BODY_LIMIT, "Send fewer or smaller requests"),
     [MCP_PATH]: mcpLimit,
   };
   app.use("*", (c, next) => (limits[c.req.path] ?? jsonLimit)(c, next));
@@ -78,6 +80,7 @@ export function createApp(deps: AppDeps) {
   app.route("/", createScreenshotRouter());
   // Without RENDER_LINK_SECRET no link can be verified: the route does not exist (404).
   if (deps.config.RENDER_LINK_SECRET) app.route("/", createRenderRouter());
+  app.route("/", createJobsRouter());
   // Not rate limited: it renders nothing, and what it serves is bounded by the link's bytes.
   app.route("/", createCapturesRouter());
   app.route("/", createExportRouter());

@@ -9,6 +9,8 @@ import { createDrainGate, drainThenClose } from "./lib/http/drain.ts";
 import { createLogger } from "./lib/log.ts";
 import { openStore } from "./lib/store/open.ts";
 import { createObjectStorage } from "./lib/storage/open.ts";
+import { createWebhookBoundary } from "./lib/webhooks/boundary.ts";
+import { createAppJobWorker } from "./routes/job_items.ts";
 import { SYSTEM_CLOCK } from "./lib/clock.ts";
 import { DEFAULT_UPSTREAMS } from "./lib/upstreams.ts";
 
@@ -62,6 +64,14 @@ async function main() {
   void capture.start();
   // The S3_* bucket for job results and captures past the cache's bound, else the store.
   const objectStorage = createObjectStorage({ config, store, clock, log });
+  // Webhooks leave through an egress proxy of their own, with the captures' address rules.
+  const webhookBoundary = config.WEBHOOK_SECRET
+    ? createWebhookBoundary({
+      allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK,
+      denyCidrs: config.EGRESS_DENY_CIDRS,
+      log,
+    })
+    : undefined;
   const services = assembleServices({
     config,
     store,
@@ -74,8 +84,12 @@ async function main() {
     adFilters,
     videoEncoders,
     objectStorage,
+    ...(webhookBoundary ? { webhookBoundary } : {}),
   });
   const app = createApp(services);
+  // Any instance runs any job's items and webhooks, from the store's durable queue.
+  const jobWorker = createAppJobWorker(services);
+  jobWorker.start();
 
   const gate = createDrainGate(app.fetch, config.PUBLIC_BASE_URL);
   const server = Deno.serve({
@@ -93,6 +107,8 @@ async function main() {
     // then the stores and encoders, then the browser (which also stops the egress proxy and
     // removes the profile).
     close: [
+      // Job items in progress finish (or go back to the queue for another instance) first.
+      () => jobWorker.close(),
       () => adFilters.close(),
       () => services.screenshots.writesSettled(),
       () => objectStorage.close(),

@@ -13,6 +13,11 @@ import { createOperatorAuth } from "./http/bearer.ts";
 import { createFramer } from "./frame/framer.ts";
 import type { AppDeps, AppParts } from "./http/app_env.ts";
 import { createObjectStorage } from "./storage/open.ts";
+import { createJobBoard } from "./jobs/board.ts";
+import { openJobQueue } from "./jobs/open_queue.ts";
+import { createJobService } from "./jobs/service.ts";
+import { createJobViews } from "./jobs/views.ts";
+import { createJobWebhooks } from "./jobs/webhook_events.ts";
 
 export type { AppDeps, AppParts };
 
@@ -40,10 +45,37 @@ export function assembleServices(parts: AppParts): AppDeps {
   const framer = createFramer({ encoder: parts.exporter.encoder });
   // Without a bucket, results spill into the store (bounded, as long as a capture link).
   const objectStorage = parts.objectStorage ?? createObjectStorage({ config, store, clock, log });
+  // The queue needs the store as opened (its KV handle), not the instrumented wrapper.
+  const queue = parts.jobQueue ?? openJobQueue({ store: parts.store, config, clock, log });
+  const board = createJobBoard({ store, clock });
+  const views = createJobViews({ board, objectStorage, clock });
+  const { webhookBoundary } = parts;
+  const webhooks = createJobWebhooks({
+    board,
+    queue,
+    views,
+    clock,
+    log,
+    ...(webhookBoundary && config.WEBHOOK_SECRET
+      ? { boundary: webhookBoundary, secret: config.WEBHOOK_SECRET }
+      : {}),
+  });
+  const jobs = createJobService({
+    board,
+    views,
+    queue,
+    webhooks,
+    ...(webhookBoundary && config.WEBHOOK_SECRET ? { webhookBoundary } : {}),
+    store,
+    clock,
+    log,
+    config,
+  });
   return {
     ...parts,
     store,
     objectStorage,
+    jobs,
     captureCache,
     screenshots,
     posts,

@@ -3,13 +3,13 @@
  * (validation, boundary, cache, render queue, frame), answered as bytes plus the JSON answer's
  * fields; and the worker of this instance wired to the app's services.
  */
-import { OUTPUT_MEDIA_TYPES, type OutputFormat } from "../lib/capture/mod.ts";
+import type { OutputFormat } from "../lib/capture/mod.ts";
 import type { AppDeps } from "../lib/http/app_env.ts";
 import { createPacer } from "../lib/http/rate_limit.ts";
 import { validationError } from "../lib/http/router.ts";
 import { createJobWorker, type ItemRunner, type JobWorker } from "../lib/jobs/worker.ts";
 import { type ScreenshotRequest, takeCapture } from "./capture_run.ts";
-import { captureFacts, sizeOf } from "./screenshot_answer.ts";
+import { captureFacts, rawMediaType, sizeOf } from "./screenshot_answer.ts";
 import { ScreenshotRequestSchema } from "./screenshot_schemas.ts";
 
 /** Runs one item's stored request (validated at submission, parsed again for its defaults). */
@@ -19,18 +19,22 @@ export function itemRunner(deps: AppDeps): ItemRunner {
     if (!parsed.success) throw validationError(parsed.error.issues, stored);
     const request: ScreenshotRequest = parsed.data;
     const format: OutputFormat = request.format ?? "png";
-    const capture = await takeCapture({
-      deps,
-      signal: context.signal,
-      logFields: context.logFields,
-      // Paced by the worker before it runs: the per-IP turn is taken already.
-      admit: null,
-      charging: "every-request",
-    }, request, format);
+    const capture = await takeCapture(
+      {
+        deps,
+        signal: context.signal,
+        logFields: context.logFields,
+        // Paced by the worker before it runs: the per-IP turn is taken already.
+        admit: null,
+        charging: "every-request",
+      },
+      request,
+      format,
+    );
     const facts = captureFacts(capture, sizeOf(capture));
     return {
       bytes: capture.image,
-      contentType: OUTPUT_MEDIA_TYPES[format],
+      contentType: rawMediaType(format),
       extension: format === "jpeg" ? "jpg" : format === "markdown" ? "md" : format,
       facts: capture.framed ? { ...facts, frame: capture.framed.placement } : facts,
     };
@@ -46,7 +50,6 @@ export function createAppJobWorker(deps: AppDeps): JobWorker {
     webhooks: jobs.webhooks,
     objectStorage,
     log,
-    clock,
     config,
     pace: createPacer({ store, log, clock, limit: config.RATE_LIMIT_PER_MINUTE }),
     runItem: itemRunner(deps),

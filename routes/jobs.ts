@@ -156,7 +156,8 @@ const cancelRoute = createRoute({
 
 const noSuchJob = () =>
   notFound("No such job.", {
-    hint: "Check the id from the 202's Location; jobs are deleted JOB_TTL_SECONDS after submission.",
+    hint:
+      "Check the id from the 202's Location; jobs are deleted JOB_TTL_SECONDS after submission.",
   });
 
 /** `error` with the index of the request it is about in front of its message. */
@@ -208,6 +209,14 @@ async function webhookOf(c: Context<AppEnv>, webhook: { url: string; events?: st
   }
 }
 
+/**
+ * The job as JSON: its results are the synchronous answer's fields (captureFacts), which the
+ * views keep as an open record.
+ */
+async function jobJson(c: Context<AppEnv>, state: JobState) {
+  return await c.var.deps.jobs.views.view(state) as unknown as z.output<typeof JobSchema>;
+}
+
 function accepted(state: JobState) {
   return {
     id: state.id,
@@ -244,7 +253,7 @@ export function createJobsRouter() {
     const state = await jobs.get(c.req.valid("param").id);
     if (!state) throw noSuchJob();
     c.header("Cache-Control", "no-store");
-    return c.json(await jobs.views.view(state), 200);
+    return c.json(await jobJson(c, state), 200);
   });
 
   router.openapi(itemRoute, async (c) => {
@@ -256,11 +265,14 @@ export function createJobsRouter() {
     const item = state.items[index];
     if (!item) throw notFound(`The job has ${state.total} items, 0 to ${state.total - 1}.`);
     if (item.status !== "done") {
-      throw notFound(`Item ${index} is ${item.status}: it has no bytes${isFinal(item) ? "" : " yet"}.`, {
-        hint: isFinal(item)
-          ? "See the item's error in GET /api/jobs/{id}."
-          : "Poll GET /api/jobs/{id} until the item is done.",
-      });
+      throw notFound(
+        `Item ${index} is ${item.status}: it has no bytes${isFinal(item) ? "" : " yet"}.`,
+        {
+          hint: isFinal(item)
+            ? "See the item's error in GET /api/jobs/{id}."
+            : "Poll GET /api/jobs/{id} until the item is done.",
+        },
+      );
     }
     const result = await jobs.views.result(state, index);
     const object = result?.ok ? await objectStorage.get(result.object.key) : null;
@@ -276,7 +288,7 @@ export function createJobsRouter() {
     const { jobs } = c.var.deps;
     const state = await jobs.cancel(c.req.valid("param").id);
     if (!state) throw noSuchJob();
-    return c.json(await jobs.views.view(state), 200);
+    return c.json(await jobJson(c, state), 200);
   });
 
   return router;

@@ -14,6 +14,9 @@ import type { OperatorAuth } from "./bearer.ts";
 import type { Upstreams } from "../upstreams.ts";
 import type { Framer } from "../frame/framer.ts";
 import type { ObjectStorage } from "../storage/types.ts";
+import type { JobQueue } from "../jobs/queue.ts";
+import type { JobService } from "../jobs/service.ts";
+import type { WebhookBoundary } from "../webhooks/boundary.ts";
 
 /**
  * The components main.ts (or a test) opens, launches or injects: each arrives ready, and the
@@ -41,6 +44,10 @@ export interface AppParts {
    * they spill into the store (lib/storage/open.ts).
    */
   objectStorage?: ObjectStorage;
+  /** The durable queue of jobs; absent, the store's own (lib/jobs/open_queue.ts). */
+  jobQueue?: JobQueue;
+  /** The webhooks' egress proxy (main.ts builds it when WEBHOOK_SECRET is set). */
+  webhookBoundary?: WebhookBoundary;
 }
 
 /** Everything a handler may use: the parts plus the services built on them, once per app. */
@@ -59,6 +66,8 @@ export interface AppDeps extends AppParts {
   framer: Framer;
   /** The parts' object storage, or the store spill when none was given. */
   objectStorage: ObjectStorage;
+  /** Capture jobs: submit, read, cancel (the worker runs them, lib/jobs/worker.ts). */
+  jobs: JobService;
 }
 
 /** Hono environment shared by every router, so handlers see one typed context. */

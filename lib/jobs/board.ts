@@ -6,15 +6,9 @@
  * item's, and an item finishes once.
  */
 import type { Clock } from "../clock.ts";
-import { type ErrorEnvelope, errorAnchor } from "../errors.ts";
+import { errorAnchor, type ErrorEnvelope } from "../errors.ts";
 import type { Store } from "../store/store.ts";
-import type {
-  ItemState,
-  JobState,
-  JobStatus,
-  StoredItemResult,
-  WebhookProgress,
-} from "./types.ts";
+import type { ItemState, JobState, JobStatus, StoredItemResult, WebhookProgress } from "./types.ts";
 
 // A run renews its claim while it works; a claim not renewed for this long is a dead instance's.
 export const CLAIM_LEASE_MS = 20_000;

@@ -11,6 +11,7 @@ import type { JobQueue } from "./queue.ts";
 import type { JobState, WebhookEventName } from "./types.ts";
 import type { JobViews } from "./views.ts";
 import type { JobWebhooks } from "./webhook_events.ts";
+import type { WebhookBoundary } from "../webhooks/boundary.ts";
 
 /** Requests one job may carry. */
 export const MAX_JOB_ITEMS = 100;
@@ -30,6 +31,8 @@ export interface JobService {
   readonly views: JobViews;
   readonly queue: JobQueue;
   readonly webhooks: JobWebhooks;
+  /** The webhooks' egress boundary; absent without WEBHOOK_SECRET (webhooks are refused). */
+  readonly webhookBoundary?: WebhookBoundary;
   /** Records and queues a job; 429 when its client has too many items waiting already. */
   submit(submission: JobSubmission): Promise<JobState>;
   get(id: string): Promise<JobState | null>;
@@ -42,6 +45,7 @@ export interface JobServiceDeps {
   views: JobViews;
   queue: JobQueue;
   webhooks: JobWebhooks;
+  webhookBoundary?: WebhookBoundary;
   store: Store;
   clock: Clock;
   log: Logger;
@@ -74,7 +78,8 @@ export function createJobService(deps: JobServiceDeps): JobService {
     const states = await Promise.all(ids.map((id) => board.get(id)));
     const live = states.filter((s): s is JobState => s !== null && s.finishedAt === undefined);
     const waiting = live.reduce(
-      (sum, s) => sum + s.items.filter((i) => i.status === "queued" || i.status === "running").length,
+      (sum, s) =>
+        sum + s.items.filter((i) => i.status === "queued" || i.status === "running").length,
       0,
     );
     return { waiting, live: live.map((s) => s.id) };
@@ -109,6 +114,7 @@ export function createJobService(deps: JobServiceDeps): JobService {
     views: deps.views,
     queue,
     webhooks: deps.webhooks,
+    webhookBoundary: deps.webhookBoundary,
 
     async submit(submission) {
       const id = newJobId();

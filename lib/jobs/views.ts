@@ -7,7 +7,13 @@ import type { Clock } from "../clock.ts";
 import type { ErrorEnvelope } from "../errors.ts";
 import type { ObjectStorage } from "../storage/types.ts";
 import type { JobBoard } from "./board.ts";
-import type { ItemState, ItemStatus, JobState, StoredItemResult, WebhookProgress } from "./types.ts";
+import type {
+  ItemState,
+  ItemStatus,
+  JobState,
+  StoredItemResult,
+  WebhookProgress,
+} from "./types.ts";
 
 // Results read back recently (jobs polled until done are read over and over).
 const RESULT_MEMORY = 2_000;

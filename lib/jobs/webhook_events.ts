@@ -113,11 +113,7 @@ export function createJobWebhooks(deps: JobWebhooksDeps): JobWebhooks {
       );
       const next = outcome.kind === "retry" ? retryDelayMs(attempt + 1) : null;
       const record: WebhookProgress = {
-        status: outcome.kind === "delivered"
-          ? "delivered"
-          : next === null
-          ? "failed"
-          : "pending",
+        status: outcome.kind === "delivered" ? "delivered" : next === null ? "failed" : "pending",
         attempts: attempt,
         ...(outcome.status !== undefined ? { lastStatus: outcome.status } : {}),
         ...(outcome.error ? { lastError: outcome.error } : {}),

@@ -4,7 +4,6 @@
  * job's webhooks (signed, through the webhooks' egress boundary, retried on a schedule). Every
  * delivery may be a repeat: the board decides whether there is still work.
  */
-import type { Clock } from "../clock.ts";
 import { ApiError, type ErrorEnvelope, errorEnvelope, internalError } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { ObjectStorage } from "../storage/types.ts";
@@ -47,7 +46,6 @@ export interface JobWorkerDeps {
   objectStorage: ObjectStorage;
   webhooks: JobWebhooks;
   log: Logger;
-  clock: Clock;
   runItem: ItemRunner;
   config: {
     JOB_ITEM_MAX_TRIES: number;
@@ -70,7 +68,7 @@ export interface JobWorker {
 
 /** The worker of one instance. */
 export function createJobWorker(deps: JobWorkerDeps): JobWorker {
-  const { board, queue, log, clock, config } = deps;
+  const { board, queue, log, config } = deps;
 
   async function handle(message: QueueMessage): Promise<void> {
     try {
@@ -149,7 +147,10 @@ export function createJobWorker(deps: JobWorkerDeps): JobWorker {
         return;
       }
       const answer = apiErrorOf(error);
-      if (answer.status >= 500 && answer.code === "internal_error" && tries < config.JOB_ITEM_MAX_TRIES) {
+      if (
+        answer.status >= 500 && answer.code === "internal_error" &&
+        tries < config.JOB_ITEM_MAX_TRIES
+      ) {
         log.error("job item failed; trying again", { ...logFields, error });
         await board.release(jobId, item, claim);
         await queue.send([{ kind: "item", jobId, item }], { delayMs: BUSY_RETRY_MS * tries });

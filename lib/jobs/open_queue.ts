@@ -1,0 +1,33 @@
+/** Picks the job queue of the store the service already uses (docs/jobs.md#the-queue). */
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
+import { kvHandleOf } from "../store/deno_kv.ts";
+import type { Store } from "../store/store.ts";
+import { createKvQueue } from "./kv_queue.ts";
+import type { JobQueue } from "./queue.ts";
+import { createRedisQueue } from "./redis_queue.ts";
+
+/**
+ * Redis (Upstash REST) when the store is Upstash, else Deno KV's own queue on the store's KV
+ * handle; `store` is the store as opened, before any wrapper.
+ */
+export function openJobQueue(
+  deps: { store: Store; config: Config; clock: Clock; log: Logger },
+): JobQueue {
+  const { store, config, clock, log } = deps;
+  if (store.kind === "upstash-redis") {
+    if (!config.UPSTASH_REDIS_REST_URL || !config.UPSTASH_REDIS_REST_TOKEN) {
+      throw new Error("an Upstash store without UPSTASH_REDIS_REST_* cannot carry the job queue");
+    }
+    return createRedisQueue({
+      url: config.UPSTASH_REDIS_REST_URL,
+      token: config.UPSTASH_REDIS_REST_TOKEN,
+      clock,
+      log,
+    });
+  }
+  const kv = kvHandleOf(store);
+  if (!kv) throw new Error("this Deno KV store does not expose its handle for the job queue");
+  return createKvQueue(kv, { log });
+}
