@@ -45,7 +45,9 @@ export function createObjectStorage(
     });
     return createS3Storage({ settings, clock });
   }
-  const ttlMs = config.CAPTURE_LINK_TTL_SECONDS * 1000;
-  log.info("object storage", { kind: "store", store: store.kind, ttlSeconds: ttlMs / 1000 });
-  return createStoreSpill({ store, links: captureLinksOf({ store, clock, config }), ttlMs });
+  // Results outlive their job's record at least: whichever of the two lifetimes is longer.
+  const seconds = Math.max(config.CAPTURE_LINK_TTL_SECONDS, config.JOB_TTL_SECONDS);
+  log.info("object storage", { kind: "store", store: store.kind, ttlSeconds: seconds });
+  const links = captureLinksOf({ store, clock, config: { CAPTURE_LINK_TTL_SECONDS: seconds } });
+  return createStoreSpill({ store, links, ttlMs: seconds * 1000 });
 }
