@@ -88,6 +88,11 @@ export function isFinal(item: ItemState): boolean {
   return FINAL.has(item.status);
 }
 
+/** Removes fields (rather than setting them undefined, which only some stores drop). */
+function forget(item: ItemState, ...fields: (keyof ItemState)[]): void {
+  for (const field of fields) delete item[field];
+}
+
 /** The job's status from its items: running until every item is final. */
 function statusOf(state: JobState): JobStatus {
   const { items } = state;
@@ -171,13 +176,8 @@ export function createJobBoard(deps: { store: Store; clock: Clock }): JobBoard {
         }
         if (item.tries >= maxTries) {
           // The last run died without an answer: it will not get another.
-          Object.assign(item, {
-            status: "failed",
-            finishedAt: now,
-            claim: undefined,
-            leaseUntil: undefined,
-            error: exhaustedEnvelope(item.tries, state.baseUrl),
-          });
+          Object.assign(item, { status: "failed", finishedAt: now, exhaustedAfter: item.tries });
+          forget(item, "claim", "leaseUntil");
           return { write: true, result: { exhausted: { jobFinished: settle(state) } } };
         }
         Object.assign(item, {
@@ -212,12 +212,8 @@ export function createJobBoard(deps: { store: Store; clock: Clock }): JobBoard {
         if (item?.status !== "running" || item.claim !== claim) {
           return { write: false, result: undefined };
         }
-        Object.assign(item, {
-          status: "queued",
-          tries: item.tries - 1,
-          claim: undefined,
-          leaseUntil: undefined,
-        });
+        Object.assign(item, { status: "queued", tries: item.tries - 1 });
+        forget(item, "claim", "leaseUntil");
         settle(state);
         return { write: true, result: undefined };
       });
@@ -225,7 +221,8 @@ export function createJobBoard(deps: { store: Store; clock: Clock }): JobBoard {
 
     async finish(id, n, claim, result) {
       const current = await store.getValue<JobState>(stateKey(id));
-      if (!current || current.items[n]?.claim !== claim) {
+      const held = current?.items[n];
+      if (!current || held?.status !== "running" || held.claim !== claim) {
         return { applied: false, state: current, jobFinished: false };
       }
       // The result is written under the claim before the state points at it: a reader never
@@ -240,12 +237,8 @@ export function createJobBoard(deps: { store: Store; clock: Clock }): JobBoard {
         if (item?.status !== "running" || item.claim !== claim) {
           return { write: false, result: { applied: false, jobFinished: false } };
         }
-        Object.assign(item, {
-          status: result.ok ? "done" : "failed",
-          finishedAt: clock.now(),
-          leaseUntil: undefined,
-          ...(result.ok ? {} : { error: result.error }),
-        });
+        Object.assign(item, { status: result.ok ? "done" : "failed", finishedAt: clock.now() });
+        forget(item, "leaseUntil");
         const jobFinished = settle(state);
         return { write: true, result: { applied: true, jobFinished } };
       });
@@ -289,18 +282,5 @@ export function createJobBoard(deps: { store: Store; clock: Clock }): JobBoard {
         return { write: true, result: undefined };
       });
     },
-  };
-}
-
-/** The envelope of an item whose runs all died (the instance was killed each time). */
-function exhaustedEnvelope(tries: number, baseUrl: string): ErrorEnvelope {
-  const message = `The capture was tried ${tries} times and no run finished.`;
-  return {
-    error: message,
-    code: "internal_error",
-    message,
-    hint: "Submit the item again; if it keeps failing, the page may crash the browser.",
-    status: 500,
-    documentation: `${baseUrl}/docs#${errorAnchor("internal_error")}`,
   };
 }

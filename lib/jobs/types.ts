@@ -19,8 +19,12 @@ export interface ItemState {
   leaseUntil?: number;
   startedAt?: number;
   finishedAt?: number;
-  /** Why the item failed (also kept with its result). */
-  error?: ErrorEnvelope;
+  /**
+   * Set when the item failed because this many runs died without an answer (it has no result
+   * record then). Other failures keep their envelope with their result, not here: the state
+   * stays small (Deno KV holds at most 64 KiB a value).
+   */
+  exhaustedAfter?: number;
 }
 
 /** Events a webhook may ask for; `job.completed` is sent when none are named. */

@@ -4,7 +4,7 @@
  * the error envelope. Finished results never change, so each instance keeps the recent ones.
  */
 import type { Clock } from "../clock.ts";
-import type { ErrorEnvelope } from "../errors.ts";
+import { errorAnchor, type ErrorEnvelope } from "../errors.ts";
 import type { ObjectStorage } from "../storage/types.ts";
 import type { JobBoard } from "./board.ts";
 import type {
@@ -104,10 +104,16 @@ export function createJobViews(
       ...(at.finishedAt ? { finishedAt: iso(at.finishedAt) } : {}),
       links: {},
     };
-    if (at.status === "failed" && at.error) view.error = at.error;
-    if (at.status !== "done") return view;
-    const entry = await stored(state, n);
-    if (!entry || !entry.result.ok) return view;
+    if (at.status === "failed" && at.exhaustedAfter !== undefined) {
+      view.error = exhaustedEnvelope(at.exhaustedAfter, state.baseUrl);
+    }
+    if (at.status !== "done" && at.status !== "failed") return view;
+    const entry = at.claim ? await stored(state, n) : null;
+    if (!entry) return view;
+    if (!entry.result.ok) {
+      view.error = entry.result.error;
+      return view;
+    }
     const { object, result } = entry.result;
     view.result = {
       ...result,
@@ -151,5 +157,18 @@ export function createJobViews(
     async result(state, n) {
       return (await stored(state, n))?.result ?? null;
     },
+  };
+}
+
+/** The envelope of an item whose runs all died (the instance was killed each time). */
+function exhaustedEnvelope(tries: number, baseUrl: string): ErrorEnvelope {
+  const message = `The capture was tried ${tries} times and no run finished.`;
+  return {
+    error: message,
+    code: "internal_error",
+    message,
+    hint: "Submit the item again; if it keeps failing, the page may crash the browser.",
+    status: 500,
+    documentation: `${baseUrl}/docs#${errorAnchor("internal_error")}`,
   };
 }

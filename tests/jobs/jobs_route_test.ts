@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createJobsApp } from "../../testing/jobs_app.ts";
 import { assertEnvelope } from "../../testing/envelope.ts";
 import type { ErrorCode } from "../../lib/errors.ts";
+import { CaptureFailure } from "../../lib/capture/types.ts";
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47];
 
@@ -152,4 +153,28 @@ Deno.test("one IP may have JOB_MAX_QUEUED_PER_IP items waiting; past it 429", as
   // Cancelling frees the first client's places.
   await t.app.request(`/api/jobs/${(await first.json()).id}`, { method: "DELETE" });
   assert.equal((await t.submit(two, client)).status, 202);
+});
+
+Deno.test("a failed item carries the envelope the synchronous request gets", async () => {
+  await using t = await createJobsApp();
+  t.capture.failWith = new CaptureFailure({
+    kind: "page_failed",
+    cause: new Error("net::ERR_CONNECTION_REFUSED"),
+    url: "https://example.com/down",
+    timeoutMs: 15_000,
+    timedOut: false,
+  });
+  const sync = await (await t.shoot({ url: "https://example.com/down" })).json();
+  const { id } = await (await t.submit({ requests: [{ url: "https://example.com/down" }] })).json();
+  const view = await t.until(id);
+  assert.equal(view.status, "failed");
+  const [item] = view.items;
+  assert.equal(item.status, "failed");
+  assert.equal(item.tries, 1, "a target that failed is the item's answer, not retried");
+  assert.equal(item.error!.code, sync.code);
+  assert.equal(item.error!.status, sync.status);
+  assert.equal(item.error!.message, sync.message);
+  const bytes = await t.app.request(`/api/jobs/${id}/items/0`);
+  const envelope = await assertEnvelope(t.app, bytes, 404, "not_found");
+  assert.match(String(envelope.message), /failed/);
 });
