@@ -6,7 +6,6 @@
  * item's, and an item finishes once.
  */
 import type { Clock } from "../clock.ts";
-import { errorAnchor, type ErrorEnvelope } from "../errors.ts";
 import type { Store } from "../store/store.ts";
 import type { ItemState, JobState, JobStatus, StoredItemResult, WebhookProgress } from "./types.ts";
 

@@ -4,6 +4,7 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { kvHandleOf } from "../store/deno_kv.ts";
 import type { Store } from "../store/store.ts";
+import { upstreamUnavailable } from "../errors.ts";
 import { createKvQueue } from "./kv_queue.ts";
 import type { JobQueue } from "./queue.ts";
 import { createRedisQueue } from "./redis_queue.ts";
@@ -28,6 +29,22 @@ export function openJobQueue(
     });
   }
   const kv = kvHandleOf(store);
-  if (!kv) throw new Error("this Deno KV store does not expose its handle for the job queue");
+  // Only a store some test wrapped has no handle: jobs then answer 503, everything else works.
+  if (!kv) return unavailableQueue("the store does not expose its Deno KV handle");
   return createKvQueue(kv, { log });
+}
+
+/** A queue that refuses work, naming why (submissions answer 503 upstream_unavailable). */
+function unavailableQueue(reason: string): JobQueue {
+  const refuse = () => {
+    throw upstreamUnavailable(`Capture jobs are unavailable: ${reason}.`, {
+      hint: "Send the captures to POST /api/screenshot, or ask the operator to check the store.",
+    });
+  };
+  return {
+    kind: "deno-kv",
+    send: () => Promise.resolve().then(refuse),
+    listen: () => {},
+    close: () => Promise.resolve(),
+  };
 }

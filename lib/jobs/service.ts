@@ -133,7 +133,13 @@ export function createJobService(deps: JobServiceDeps): JobService {
         items: requests.map(() => ({ status: "queued" as const, tries: 0 })),
       };
       await board.create(state, requests);
-      await queue.send(requests.map((_, item) => ({ kind: "item" as const, jobId: id, item })));
+      try {
+        await queue.send(requests.map((_, item) => ({ kind: "item" as const, jobId: id, item })));
+      } catch (error) {
+        // Not queued, never run: cancelled, so it holds none of its client's places.
+        await board.cancel(id).catch(() => {});
+        throw error;
+      }
       log.info("job submitted", { jobId: id, items: requests.length, webhook: !!webhook });
       return state;
     },
