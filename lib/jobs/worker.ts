@@ -56,6 +56,8 @@ export interface JobWorkerDeps {
 
 // A run the render queue refused (busy) or the board could not write waits this long.
 const BUSY_RETRY_MS = 2_000;
+// Jobs whose requests one instance keeps in memory.
+const REMEMBERED_JOBS = 8;
 // Items paced by the per-IP window are spread over this much past its reset.
 const PACING_JITTER_MS = 500;
 
@@ -122,7 +124,7 @@ export function createJobWorker(deps: JobWorkerDeps): JobWorker {
     }, CLAIM_LEASE_MS / 3);
     let result: StoredItemResult;
     try {
-      const requests = await board.requestsOf(jobId);
+      const requests = await requestsOf(jobId);
       if (!requests) return;
       const capture = await deps.runItem(requests[item], {
         signal: AbortSignal.timeout(10 * 60_000),
@@ -169,6 +171,22 @@ export function createJobWorker(deps: JobWorkerDeps): JobWorker {
       ms: Math.round(performance.now() - started),
     });
     if (finished.applied) await afterItem(finished.state, item, finished.jobFinished);
+  }
+
+  // A job's requests are read once per instance, not once per item (a job of html documents
+  // may carry megabytes of them); a few jobs at a time run on one instance.
+  const requestsByJob = new Map<string, Promise<unknown[] | null>>();
+  function requestsOf(jobId: string): Promise<unknown[] | null> {
+    let requests = requestsByJob.get(jobId);
+    if (!requests) {
+      requests = board.requestsOf(jobId);
+      requests.catch(() => requestsByJob.delete(jobId));
+      if (requestsByJob.size >= REMEMBERED_JOBS) {
+        requestsByJob.delete(requestsByJob.keys().next().value!);
+      }
+      requestsByJob.set(jobId, requests);
+    }
+    return requests;
   }
 
   let started = false;
