@@ -5,7 +5,7 @@ import type { JobQueue, QueueMessage } from "../lib/jobs/queue.ts";
 import { createRedisQueue, type RedisQueueOptions } from "../lib/jobs/redis_queue.ts";
 import { queueKeys } from "../lib/jobs/redis_queue_scripts.ts";
 import { createMemoryLogger, type LogFields } from "../lib/log.ts";
-import { openRedisStack } from "./store_backends.ts";
+import { openRedisStack, type RedisStack } from "./store_backends.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const CONSUMER_SCRIPT = new URL("./queue_consumer.ts", import.meta.url).pathname;
@@ -51,6 +51,8 @@ export function kvMemoryBackend(): QueueBackend {
 export interface RedisQueueBackend extends QueueBackend {
   url: string;
   token: string;
+  /** redis-server and the gateway, for outage tests. */
+  stack: RedisStack;
   /** Another instance on `namespace`, as a separate service process would open it. */
   instance(namespace: string, options?: Partial<RedisQueueOptions>): OpenedQueue;
 }
@@ -81,6 +83,7 @@ export async function startRedisQueueBackend(): Promise<RedisQueueBackend> {
     name: "upstash-redis via REST gateway",
     url,
     token,
+    stack,
     instance,
     open: () => Promise.resolve(instance(`test-${crypto.randomUUID()}:`)),
     [Symbol.asyncDispose]: () => stack[Symbol.asyncDispose](),

@@ -6,7 +6,11 @@
  * queue_kill_e2e_test.ts).
  */
 import assert from "node:assert/strict";
+import { SYSTEM_CLOCK } from "../../lib/clock.ts";
+import { createKvQueue } from "../../lib/jobs/kv_queue.ts";
 import type { QueueMessage } from "../../lib/jobs/queue.ts";
+import { createMemoryLogger } from "../../lib/log.ts";
+import { createKvStore, kvHandleOf } from "../../lib/store/deno_kv.ts";
 import {
   kvMemoryBackend,
   type OpenedQueue,
@@ -134,6 +138,27 @@ function queueContract(backend: QueueBackend) {
 
 Deno.test("job queue contract on deno-kv :memory:", queueContract(kvMemoryBackend()));
 
+Deno.test("the KV queue runs on the store's own KV handle", async () => {
+  const store = createKvStore(await Deno.openKv(":memory:"), SYSTEM_CLOCK);
+  try {
+    const kv = kvHandleOf(store);
+    assert.ok(kv, "a KV store shows its handle");
+    const queue = createKvQueue(kv, { log: createMemoryLogger() });
+    const received: QueueMessage[] = [];
+    queue.listen((message) => {
+      received.push(message);
+      return Promise.resolve();
+    }, { concurrency: 1 });
+    await queue.send(items(1));
+    await eventually(() => received.length === 1, "the message delivered");
+    await queue.close();
+    await store.setValue(["after-queue-close"], 1, 60_000);
+    assert.equal(await store.getValue(["after-queue-close"]), 1, "the store's handle stays open");
+  } finally {
+    await store.close();
+  }
+});
+
 Deno.test("job queue contract and instances on upstash-redis", async (t) => {
   await using backend = await startRedisQueueBackend();
   await t.step("contract", queueContract(backend));
@@ -173,5 +198,25 @@ Deno.test("job queue contract and instances on upstash-redis", async (t) => {
     }, { concurrency: 1 });
     await eventually(() => received.length === 1, "the killed consumer's message redelivered");
     assert.deepEqual(received[0], child.took);
+  });
+
+  await t.step("the poller outlives a Redis outage, warns once, and resumes", async () => {
+    await using opened = await backend.open();
+    const received: QueueMessage[] = [];
+    opened.queue.listen((message) => {
+      received.push(message);
+      return Promise.resolve();
+    }, { concurrency: 1 });
+    const warnings = () => opened.lines.filter((line) => line.level === "warn");
+    await backend.stack.server.stop();
+    await eventually(() => warnings().length > 0, "the outage logged");
+    const { commandLog } = backend.stack.gateway;
+    const claimsBefore = commandLog.length;
+    await eventually(() => commandLog.length >= claimsBefore + 3, "claims retried");
+    assert.equal(warnings().length, 1, "one warning for the whole outage");
+    await backend.stack.server.restart();
+    await opened.queue.send(items(1, "job-after-outage"));
+    await eventually(() => received.length === 1, "delivered once Redis is back");
+    assert.ok(opened.lines.some((line) => String(line.msg).includes("reachable again")));
   });
 });
