@@ -25,7 +25,7 @@ export interface QueueBackend extends AsyncDisposable {
   open(): Promise<OpenedQueue>;
 }
 
-/** Deno KV in memory: each queue gets its own database (one listener per KV handle). */
+/** Deno KV in memory: each queue gets its own database, so no message of another reaches it. */
 export function kvMemoryBackend(): QueueBackend {
   return {
     name: "deno-kv :memory:",
