@@ -68,7 +68,10 @@ export function createKvQueue(kv: Deno.Kv, options: { log: Logger }): JobQueue {
 
   async function deliver(message: QueueMessage, handler: QueueHandler, semaphore: Semaphore) {
     // Past close() nothing runs: the message goes back to the queue for the next listener.
-    if (closed || !await semaphore.acquire()) return sendBack(message);
+    if (closed || !await semaphore.acquire()) {
+      log.debug("queue: message arrived after close; sent back", { kind: message.kind });
+      return sendBack(message);
+    }
     try {
       await handler(message);
     } catch (error) {

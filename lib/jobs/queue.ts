@@ -19,13 +19,19 @@ export type QueueHandler = (message: QueueMessage) => Promise<void>;
 
 export interface JobQueue {
   readonly kind: "deno-kv" | "upstash-redis";
-  /** Durably queues `messages`, each delivered once `delayMs` has passed (0: at once). */
+  /**
+   * Durably queues `messages`, each delivered once `delayMs` has passed (0: at once; more than
+   * 30 days, Deno KV's limit, is a RangeError on both backends).
+   */
   send(messages: readonly QueueMessage[], options?: { delayMs?: number }): Promise<void>;
   /**
    * Starts taking messages for `handler`, at most `concurrency` at a time on this instance
    * (further messages stay queued for any instance). Call once.
    */
   listen(handler: QueueHandler, options: { concurrency: number }): void;
-  /** Stops taking messages, waits for the handlers running, releases the backend. */
+  /**
+   * Stops taking messages, waits for the handlers running (up to 30 s), releases the backend.
+   * A KV queue leaves the store's KV handle open: the store closes it.
+   */
   close(): Promise<void>;
 }

@@ -47,6 +47,9 @@ interface Envelope {
  * slot, so instances share the work; it holds each under a lease it renews while the handler
  * runs, and acknowledges by removing it. A killed instance's messages go back to `due` when their
  * lease runs out. A handler that throws has its message due again after RETRY_DELAY_MS.
+ * Due times and lease deadlines come from each instance's `clock`: instances whose clocks
+ * disagree by a good part of a lease would take each other's messages early (run twice, never
+ * lost).
  */
 export function createRedisQueue(options: RedisQueueOptions): JobQueue {
   const { clock, log } = options;
