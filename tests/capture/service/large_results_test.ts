@@ -13,6 +13,7 @@ import {
 import {
   createScreenshotService,
   DEFAULT_MAX_CACHED_PNG_BYTES,
+  type ScreenshotService,
   type ScreenshotServiceOptions,
 } from "../../../lib/capture/service/screenshots.ts";
 import { createCaptureLinks } from "../../../lib/capture/links.ts";
@@ -28,6 +29,7 @@ import { createKvStore } from "../../../lib/store/deno_kv.ts";
 import type { Store } from "../../../lib/store/store.ts";
 import { startS3Server } from "../../../testing/s3_server.ts";
 import { solidCapturer } from "../../../testing/solid_capturer.ts";
+import { eventually } from "../../../testing/wait.ts";
 import { noise, STORE_BACKENDS, storeClock } from "../../../testing/store_backends.ts";
 
 const JOB: CaptureJob = {
@@ -53,13 +55,15 @@ function sizedCapturer(size: number) {
 /** `storage` with a record of the keys written and deleted through it. */
 function recorded(storage: ObjectStorage) {
   const puts: string[] = [];
+  const gets: string[] = [];
   const deletes: string[] = [];
   const spied: ObjectStorage = {
     ...storage,
     put: (key, bytes, meta) => (puts.push(key), storage.put(key, bytes, meta)),
+    get: (key) => (gets.push(key), storage.get(key)),
     delete: (key) => (deletes.push(key), storage.delete(key)),
   };
-  return Object.assign(spied, { puts, deletes });
+  return Object.assign(spied, { puts, gets, deletes });
 }
 
 /** The store spill of `store`, as the app builds it without a bucket. */
@@ -92,6 +96,15 @@ function serviceOn(
   return { service, capturer, cache, storage, log };
 }
 
+/**
+ * Waits until every render's write has ended and its flight is gone, so the next request is
+ * answered by the store, not by the finished render still held in memory.
+ */
+async function settled(service: ScreenshotService): Promise<void> {
+  await service.writesSettled();
+  await eventually(() => service.stats().flights === 0, "the flights ended", { intervalMs: 0 });
+}
+
 /** The object key the cache entry of JOB points to, or undefined when it holds its bytes. */
 async function referenceOf(cache: CaptureCache): Promise<string | undefined> {
   return (await cache.get(await jobKey(JOB)))?.storedImage?.storageKey;
@@ -106,7 +119,7 @@ async function checkRoundTrip(
   assert.equal(first.cached, false);
   assert.equal(first.image.byteLength, LARGE);
   assert.ok(LARGE > DEFAULT_MAX_CACHED_PNG_BYTES);
-  await service.writesSettled();
+  await settled(service);
   assert.equal(storage.puts.length, 1);
   assert.match(storage.puts[0], /^captures\/[0-9a-f]{64}\.[0-9a-f]{32}\.png$/);
   assert.equal(await referenceOf(cache), storage.puts[0]);
@@ -120,11 +133,12 @@ async function checkRoundTrip(
   assert.equal(hit.storedImage, undefined, "the reference is not part of the answer");
   assert.deepEqual(hit.image, first.image);
   assert.equal(capturer.jobs.length, 1, "no second render");
+  assert.deepEqual(storage.gets, [storage.puts[0]], "read back from the storage");
 
   // A refresh writes a new object, points the entry to it, and deletes the replaced one.
   const refreshed = await service.take(JOB, { forceRefresh: true });
   assert.equal(refreshed.cached, false);
-  await service.writesSettled();
+  await settled(service);
   assert.equal(storage.puts.length, 2);
   assert.deepEqual(storage.deletes, [storage.puts[0]]);
   assert.equal(await deps.storage.get(storage.puts[0]), null);
@@ -138,7 +152,7 @@ async function checkRoundTrip(
   assert.equal(await cache.purgeUrl(JOB.url), 1);
   assert.equal((await service.take(JOB)).cached, false);
   assert.equal(capturer.jobs.length, 3);
-  await service.writesSettled();
+  await settled(service);
 }
 
 for (const backend of STORE_BACKENDS.filter((b) => b.name !== "deno-kv file")) {
@@ -162,4 +176,94 @@ Deno.test("a capture past the cache's bound is a later hit from an S3 bucket", a
     await storage.close();
     await store.close();
   }
+});
+
+/** A service on an in-memory Deno KV with its spill; `size`-byte captures past a 1000-byte bound. */
+async function smallBoundService(options: { size: number; spillMaxBytes?: number }) {
+  const clock = storeClock();
+  const opened = await STORE_BACKENDS[0].open(clock);
+  const storage = spillOf(opened.store, clock, options.spillMaxBytes);
+  const parts = serviceOn({ store: opened.store, storage, clock, size: options.size }, {
+    maxCachedBytes: 1000,
+  });
+  return {
+    ...parts,
+    store: opened.store,
+    spill: storage,
+    [Symbol.asyncDispose]: () => opened[Symbol.asyncDispose](),
+  };
+}
+
+Deno.test("a reference whose object is gone is a miss: rendered again, then kept anew", async () => {
+  await using t = await smallBoundService({ size: 5000 });
+  await t.service.take(JOB);
+  await settled(t.service);
+  await t.spill.delete((await referenceOf(t.cache))!);
+
+  const again = await t.service.take(JOB);
+  assert.equal(again.cached, false);
+  assert.equal(t.capturer.jobs.length, 2);
+  const warning = t.log.lines.find((l) =>
+    l.msg === "cached capture's object is gone; rendering again"
+  );
+  assert.equal(warning?.level, "warn");
+  assert.equal(warning?.target, "https://example.com", "the origin only, as every capture log");
+  await settled(t.service);
+  const next = await t.service.take(JOB);
+  assert.equal(next.cached, true);
+  assert.deepEqual(next.image, again.image);
+});
+
+Deno.test("a storage that fails on read is a miss with a warning, not a failed request", async () => {
+  await using t = await smallBoundService({ size: 5000 });
+  await t.service.take(JOB);
+  await settled(t.service);
+  t.storage.get = () => Promise.reject(new Error("bucket unreachable"));
+  const again = await t.service.take(JOB);
+  assert.equal(again.cached, false);
+  assert.equal(again.image.byteLength, 5000);
+  assert.ok(
+    t.log.lines.some((l) => l.msg === "cached capture's object read failed; rendering again"),
+  );
+});
+
+Deno.test("a capture under the bound is cached as it is: nothing is written to the storage", async () => {
+  await using t = await smallBoundService({ size: 1000 });
+  await t.service.take(JOB);
+  await settled(t.service);
+  assert.equal((await t.service.take(JOB)).cached, true);
+  assert.deepEqual(t.storage.puts, []);
+  assert.equal(await referenceOf(t.cache), undefined);
+  assert.equal((await t.store.getBlob((await jobKey(JOB)).store))?.bytes.byteLength, 1000);
+});
+
+Deno.test("a capture past the storage's own bound too is served only, as before", async () => {
+  await using t = await smallBoundService({ size: 5000, spillMaxBytes: 4000 });
+  assert.equal((await t.service.take(JOB)).cached, false);
+  await settled(t.service);
+  assert.equal((await t.service.take(JOB)).cached, false);
+  await settled(t.service);
+  assert.equal(t.capturer.jobs.length, 2);
+  assert.deepEqual(t.storage.puts, [], "refused before any upload");
+  const warning = t.log.lines.find((l) =>
+    l.msg === "capture too large to cache or store; served only"
+  );
+  assert.equal(warning?.bytes, 5000);
+  assert.equal(warning?.maxObjectBytes, 4000);
+});
+
+Deno.test("a reference record nests its fields, so a version without references reads a miss", async () => {
+  await using t = await smallBoundService({ size: 5000 });
+  await t.service.take(JOB);
+  await settled(t.service);
+  const record = await t.store.getBlob((await jobKey(JOB)).store);
+  assert.equal(record?.bytes.byteLength, 0);
+  assert.equal(record?.meta.url, JOB.url);
+  assert.equal(record?.meta.strategy, undefined, "what older versions require");
+  assert.deepEqual(record?.meta.storedImage, {
+    storageKey: t.storage.puts[0],
+    bytes: 5000,
+    contentType: "image/png",
+  });
+  assert.equal((record?.meta.fields as { strategy?: string }).strategy, "test-solid");
 });
