@@ -27,6 +27,8 @@ export function assembleServices(parts: AppParts): AppDeps {
   // Every store call of the service (caches, rate limiter) is timed for /metrics.
   const store = instrumentStore(parts.store);
   const captureCache = captureCacheOf({ ...parts, store });
+  // Without a bucket, results spill into the store (bounded, as long as a capture link).
+  const objectStorage = parts.objectStorage ?? createObjectStorage({ config, store, clock, log });
   const screenshots = createScreenshotService({
     // A full page asked as jpeg or webp is joined as PNG and re-encoded by the export codecs.
     capturer: inJobFormat(parts.capture, exporterTranscoder(parts.exporter)),
@@ -37,14 +39,14 @@ export function assembleServices(parts: AppParts): AppDeps {
     queueBudgetMs: config.CAPTURE_TIMEOUT_MS,
     // Backstop only: the capturer enforces CAPTURE_TIMEOUT_MS plus bounded settling itself.
     hardTimeoutMs: 2 * config.CAPTURE_TIMEOUT_MS + 15_000,
+    // Captures past the cache's bound are kept there, up to the storage's own bound.
+    largeResults: objectStorage,
   });
   const posts = createPostCache({ store, log });
   const operatorAuth = createOperatorAuth({ clock, log });
   const captureLinks = captureLinksOf({ ...parts, store });
   // Frames decode and encode on the export's codec path.
   const framer = createFramer({ encoder: parts.exporter.encoder });
-  // Without a bucket, results spill into the store (bounded, as long as a capture link).
-  const objectStorage = parts.objectStorage ?? createObjectStorage({ config, store, clock, log });
   // The queue needs the store as opened (its KV handle), not the instrumented wrapper.
   const queue = parts.jobQueue ?? openJobQueue({ store: parts.store, config, clock, log });
   const board = createJobBoard({ store, clock });

@@ -17,10 +17,8 @@ export function openJobQueue(
   deps: { store: Store; config: Config; clock: Clock; log: Logger },
 ): JobQueue {
   const { store, config, clock, log } = deps;
-  if (store.kind === "upstash-redis") {
-    if (!config.UPSTASH_REDIS_REST_URL || !config.UPSTASH_REDIS_REST_TOKEN) {
-      throw new Error("an Upstash store without UPSTASH_REDIS_REST_* cannot carry the job queue");
-    }
+  // Decided as openStore decides (by the configuration), not by asking the store.
+  if (config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN) {
     return createRedisQueue({
       url: config.UPSTASH_REDIS_REST_URL,
       token: config.UPSTASH_REDIS_REST_TOKEN,

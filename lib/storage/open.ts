@@ -47,7 +47,7 @@ export function createObjectStorage(
   }
   // Results outlive their job's record at least: whichever of the two lifetimes is longer.
   const seconds = Math.max(config.CAPTURE_LINK_TTL_SECONDS, config.JOB_TTL_SECONDS);
-  log.info("object storage", { kind: "store", store: store.kind, ttlSeconds: seconds });
+  log.info("object storage", { kind: "store", ttlSeconds: seconds });
   const links = captureLinksOf({ store, clock, config: { CAPTURE_LINK_TTL_SECONDS: seconds } });
   return createStoreSpill({ store, links, ttlMs: seconds * 1000 });
 }

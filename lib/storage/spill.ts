@@ -55,6 +55,7 @@ export function createStoreSpill(
 
   return {
     kind: "store",
+    maxObjectBytes: maxBytes,
 
     async put(key, bytes, meta) {
       checkObjectKey(key);

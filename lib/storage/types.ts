@@ -29,6 +29,8 @@ export interface ObjectUrlOptions {
 export interface ObjectStorage {
   /** "s3": an S3-compatible bucket; "store": the shared store, served at /api/captures/{id}. */
   readonly kind: "s3" | "store";
+  /** The largest object `put` takes (ObjectTooLarge past it); absent when it has no bound. */
+  readonly maxObjectBytes?: number;
   /** Writes `bytes` under `key`, replacing what was there. */
   put(key: string, bytes: Uint8Array, meta: ObjectMeta): Promise<void>;
   /** The object under `key`, or null when there is none (or it expired). */

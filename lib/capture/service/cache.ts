@@ -2,23 +2,17 @@ import { withTimeout } from "../../timeout.ts";
 import type { Logger } from "../../log.ts";
 import type { Store, StoreKey } from "../../store/store.ts";
 import { optionsDigest } from "../request/options.ts";
-import { OUTPUT_FORMATS, type OutputFacts, type OutputFormat } from "../request/output.ts";
-import { sniffKind } from "../../codecs/image_info.ts";
-import type { CaptureJob, CaptureResult, PageMetadata } from "../types.ts";
+import type { CaptureJob } from "../types.ts";
 import { textHash, urlHash } from "../../hash.ts";
-import { storedReport } from "../report.ts";
+import { type CachedCapture, captureOfRecord, captureRecord } from "./cache_record.ts";
+
+export type { CachedCapture, StoredImage } from "./cache_record.ts";
 
 // A slow store must not hold a capture hostage: past these, a read is a miss and a write is
 // skipped (the request still gets its image).
 // (A read timing out under CPU saturation costs a whole render, so it is not too tight.)
 export const CACHE_READ_TIMEOUT_MS = 2_500;
 export const CACHE_WRITE_TIMEOUT_MS = 3_000;
-
-/** A capture as the cache returns it. */
-export interface CachedCapture extends CaptureResult {
-  /** Epoch ms of the render. */
-  capturedAt: number;
-}
 
 /**
  * A job's identity, computed once per request (jobKey): the store key of its cached capture,
@@ -31,7 +25,12 @@ export interface JobKey {
 }
 
 export interface CaptureCache {
+  /**
+   * The entry of `key`, or null. An entry past the cache's bound is a reference (`storedImage`
+   * set, `image` empty) whose bytes the screenshot service reads back (large_results.ts).
+   */
   get(key: JobKey): Promise<CachedCapture | null>;
+  /** Writes the entry of `key` (a reference when `storedImage` is set); failures are logged. */
   set(key: JobKey, capture: CachedCapture): Promise<void>;
   /** Removes every variant (device, scheme, options) of one normalised URL; returns the count. */
   purgeUrl(url: string): Promise<number>;
@@ -100,23 +99,8 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
           CACHE_READ_TIMEOUT_MS,
           "capture cache read",
         );
-        if (!blob) return null;
-        const { strategy, capturedAt, targetStatus, truncated, page, output, report } = blob.meta;
         // A record from another version of the service is a miss, not a crash.
-        if (typeof strategy !== "string" || typeof capturedAt !== "number") return null;
-        const stored = storedPage(page);
-        const kept = storedReport(report);
-        return {
-          image: blob.bytes,
-          format: storedFormat(blob.meta.format, blob.bytes),
-          strategy,
-          capturedAt,
-          targetStatus: typeof targetStatus === "number" ? targetStatus : null,
-          ...(truncated === true ? { truncated } : {}),
-          ...(stored ? { page: stored } : {}),
-          ...(storedFacts(output) ?? {}),
-          ...(kept ? { report: kept } : {}),
-        };
+        return blob ? captureOfRecord(blob) : null;
       } catch (error) {
         log.warn("capture cache read failed", { error });
         return null;
@@ -125,20 +109,8 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
 
     async set(key, capture) {
       try {
-        const meta = {
-          url: key.url,
-          strategy: capture.strategy,
-          capturedAt: capture.capturedAt,
-          targetStatus: capture.targetStatus,
-          // Only when set, so a plain capture's record is byte for byte what it always was.
-          ...(capture.format !== "png" ? { format: capture.format } : {}),
-          ...(capture.truncated ? { truncated: true } : {}),
-          ...(capture.page ? { page: capture.page } : {}),
-          ...(capture.output ? { output: capture.output } : {}),
-          ...(capture.report ? { report: capture.report } : {}),
-        };
         await withTimeout(
-          store.setBlob(key.store, { bytes: capture.image, meta }, ttlMs),
+          store.setBlob(key.store, captureRecord(key.url, capture), ttlMs),
           CACHE_WRITE_TIMEOUT_MS,
           "capture cache write",
         );
@@ -154,47 +126,6 @@ export function createCaptureCache(options: CaptureCacheOptions): CaptureCache {
     purgeAll() {
       return store.deleteBlobs([ROOT]);
     },
-  };
-}
-
-/**
- * A record's format: as stored, or for a record without it (a png, or one written before the
- * format was kept) what its bytes' magic number says; png when they say nothing else.
- */
-function storedFormat(value: unknown, bytes: Uint8Array): OutputFormat {
-  if ((OUTPUT_FORMATS as readonly unknown[]).includes(value)) return value as OutputFormat;
-  return sniffKind(bytes) ?? "png";
-}
-
-const FACT_FIELDS = ["pages", "width", "height", "durationMs", "frames", "fps"] as const;
-
-/** A PDF's or a recording's stored facts, as `{ output }`; null when there are none. */
-function storedFacts(value: unknown): { output: OutputFacts } | null {
-  if (typeof value !== "object" || value === null) return null;
-  const record = value as Record<string, unknown>;
-  const facts = Object.fromEntries(
-    FACT_FIELDS.filter((field) => Number.isInteger(record[field])).map((f) => [f, record[f]]),
-  );
-  return Object.keys(facts).length > 0 ? { output: facts as OutputFacts } : null;
-}
-
-const PAGE_FIELDS = ["title", "description", "lang", "themeColor", "favicon", "ogImage"];
-
-/**
- * Stored page metadata, or null when the value is not (a record of another version may hold
- * anything). A record from before the favicon's bytes were kept has none.
- */
-function storedPage(value: unknown): PageMetadata | null {
-  if (typeof value !== "object" || value === null) return null;
-  const record = value as Record<string, unknown>;
-  if (!PAGE_FIELDS.every((f) => record[f] === null || typeof record[f] === "string")) return null;
-  const { faviconData } = record;
-  const texts = Object.fromEntries(PAGE_FIELDS.map((f) => [f, record[f]]));
-  return {
-    ...texts as Omit<PageMetadata, "faviconData">,
-    faviconData: typeof faviconData === "string" && faviconData.startsWith("data:image/")
-      ? faviconData
-      : null,
   };
 }
 

@@ -2,7 +2,8 @@
  * The screenshot service: the request path of a capture, from the cache to a render and back.
  * The parts it puts together live beside it: freshness.ts (may a cached capture answer),
  * flights.ts (one shared render per key), write_order.ts (cache writes of a key land in render
- * order), bounded_render.ts (a render slot and the deadline), failures.ts (its errors).
+ * order), bounded_render.ts (a render slot and the deadline), large_results.ts (captures past the
+ * cache's bound, in object storage), failures.ts (its errors).
  */
 import type { Logger } from "../../log.ts";
 import type { Clock } from "../../clock.ts";
@@ -24,8 +25,12 @@ import { createFlights, type Flight } from "./flights.ts";
 import { createBoundedRender } from "./bounded_render.ts";
 import { type Freshness, freshnessOf } from "./freshness.ts";
 import { createOrderedWrites } from "./write_order.ts";
+import { createLargeResults, type LargeResultStorage } from "./large_results.ts";
 
-/** Largest capture written to the cache; bigger ones are served but not stored. */
+/**
+ * Largest capture written to the cache as it is; bigger ones go to object storage when the
+ * service has one (largeResults), else are served but not stored.
+ */
 export const DEFAULT_MAX_CACHED_PNG_BYTES = 8 * 1024 * 1024;
 
 /** What a request gets: the image, who made it, and whether it came from the cache. */
@@ -82,10 +87,15 @@ export interface ScreenshotServiceOptions {
   /** Backstop for a capturer that never settles (it has its own CAPTURE_TIMEOUT_MS ladder). */
   hardTimeoutMs: number;
   /**
-   * PNGs above this are served but not cached: a hostile page could otherwise fill the store
-   * with giant images at one request each. Default DEFAULT_MAX_CACHED_PNG_BYTES.
+   * Captures above this are not cached as they are: a hostile page could otherwise fill the
+   * store with giant images at one request each. Default DEFAULT_MAX_CACHED_PNG_BYTES.
    */
   maxCachedBytes?: number;
+  /**
+   * Where captures above maxCachedBytes are kept instead (the app's object storage): the cache
+   * then holds a reference to the object. Absent, they are served only.
+   */
+  largeResults?: LargeResultStorage;
 }
 
 /** Whether a main-document status is an HTTP error (4xx or 5xx). */
@@ -110,6 +120,9 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
   const render = createBoundedRender({ capturer, admission, clock, log, hardTimeoutMs });
   const writes = createOrderedWrites();
   const flights = createFlights({ render, keep });
+  const large = options.largeResults
+    ? createLargeResults({ storage: options.largeResults, cache, log })
+    : null;
 
   /** Writes a finished render of the flight's key, unless a newer flight or a rule says not. */
   async function keep(flight: Flight, capture: CachedCapture): Promise<void> {
@@ -123,6 +136,11 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
       await writes.write(
         key.id,
         () => traced("capture.cache_write", {}, () => cache.set(key, capture)),
+      );
+    } else if (large) {
+      await writes.write(
+        key.id,
+        () => traced("capture.object_write", {}, () => large.keep(key, capture)),
       );
     } else {
       log.warn("capture too large to cache; served only", {
@@ -188,9 +206,16 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
     const hit = await traced("capture.cache_read", {}, () => cache.get(key));
     if (hit) {
       const freshness = freshnessOf(hit.capturedAt, clock.now(), options);
-      if (freshness.state === "stale") revalidate(key, job);
-      if (freshness.state !== "expired") {
-        return served(hit, freshness, options.failOnHttpError ?? false);
+      // An expired entry's object is not read; a reference that cannot be read back is a miss,
+      // as is one found while this service has no object storage (configured away).
+      const capture = freshness.state === "expired"
+        ? null
+        : hit.storedImage
+        ? await large?.read(key, hit) ?? null
+        : hit;
+      if (capture) {
+        if (freshness.state === "stale") revalidate(key, job);
+        return served(capture, freshness, options.failOnHttpError ?? false);
       }
     }
     return beingWritten(key, options);
