@@ -1,7 +1,6 @@
-import { Redis } from "@upstash/redis";
 import type { Clock } from "../clock.ts";
 import type { Logger } from "../log.ts";
-import { StoreUnavailableError } from "../store/upstash_redis.ts";
+import { StoreUnavailableError, upstashClient } from "../store/upstash_redis.ts";
 import { withTimeout } from "../timeout.ts";
 import { checkedConcurrency, checkedDelayMs, CLOSE_WAIT_MS, RETRY_DELAY_MS } from "./kv_queue.ts";
 import type { JobQueue, QueueHandler, QueueMessage } from "./queue.ts";
@@ -56,19 +55,11 @@ export function createRedisQueue(options: RedisQueueOptions): JobQueue {
   const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
   const idlePollMs = options.idlePollMs ?? DEFAULT_IDLE_POLL_MS;
   const keys = queueKeys(options.namespace ?? "shotline:");
-  const redis = new Redis({
+  // Members are our own JSON text, read back as the very strings to remove or move.
+  const redis = upstashClient({
     url: options.url,
     token: options.token,
-    // Members are our own JSON text: read back as the very strings to remove or move.
-    automaticDeserialization: false,
-    responseEncoding: false,
-    enableTelemetry: false,
-    // One request per call, so each one's timeout and size stay its own.
-    enableAutoPipelining: false,
-    // A fresh timer per request: a stalled Redis must not hang the poller or a sender.
-    signal: () => AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-    // One quick retry for a dropped keep-alive connection; the poller retries the rest itself.
-    retry: { retries: 1, backoff: () => 50 },
+    timeoutMs: REQUEST_TIMEOUT_MS,
   });
   const claimScript = redis.createScript<string[]>(CLAIM_SCRIPT);
   const retryScript = redis.createScript<number>(RETRY_SCRIPT);

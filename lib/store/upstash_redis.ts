@@ -51,27 +51,35 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/**
+ * A REST client of Upstash as the service uses it (the store and the job queue): strings back
+ * as they were stored, one request per call, each bounded by `timeoutMs`.
+ */
+export function upstashClient(options: { url: string; token: string; timeoutMs: number }): Redis {
+  return new Redis({
+    url: options.url,
+    token: options.token,
+    // Raw strings back: we parse JSON ourselves and chunks are base64 text, never reinterpreted.
+    automaticDeserialization: false,
+    // Every value we store is ASCII base64 or JSON text (valid UTF-8): the optional base64
+    // response layer would only add a third more bytes and a decode pass to every cache hit.
+    responseEncoding: false,
+    enableTelemetry: false,
+    // On by default since 1.3x: it would batch parallel chunk writes into one request and
+    // break the per-request size bound that chunking exists for.
+    enableAutoPipelining: false,
+    // A fresh timer per request: a store that is down or stalled must not hang a request.
+    signal: () => AbortSignal.timeout(options.timeoutMs),
+    // One quick retry for a dropped keep-alive connection; more would outlast the timeout.
+    retry: { retries: 1, backoff: () => 50 },
+  });
+}
+
 /** The Store contract on Upstash Redis (REST), shared by every instance of the service. */
 export function createUpstashStore(options: UpstashStoreOptions): Store {
   const { clock, log } = options;
   const client = (timeoutMs: number) =>
-    new Redis({
-      url: options.url,
-      token: options.token,
-      // Raw strings back: we parse JSON ourselves and chunks are base64 text, never reinterpreted.
-      automaticDeserialization: false,
-      // Every value we store is ASCII base64 or JSON text (valid UTF-8): the optional base64
-      // response layer would only add a third more bytes and a decode pass to every cache hit.
-      responseEncoding: false,
-      enableTelemetry: false,
-      // On by default since 1.3x: it would batch parallel chunk writes into one request and
-      // break the per-request size bound that chunking exists for.
-      enableAutoPipelining: false,
-      // A fresh timer per request: a store that is down or stalled must not hang a request.
-      signal: () => AbortSignal.timeout(timeoutMs),
-      // One quick retry for a dropped keep-alive connection; more would outlast the timeout.
-      retry: { retries: 1, backoff: () => 50 },
-    });
+    upstashClient({ url: options.url, token: options.token, timeoutMs });
   const redis = client(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const bulk = client(options.bulkTimeoutMs ?? DEFAULT_BULK_TIMEOUT_MS);
   const slidingWindow = redis.createScript<[number, number, string]>(SLIDING_WINDOW_SCRIPT);
