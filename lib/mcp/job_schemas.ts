@@ -20,9 +20,6 @@ const WaitArguments = z.object({
   ),
 });
 
-/** The wait arguments' names: taken out before the operation runs. */
-export const WAIT_ARGUMENT_NAMES: readonly string[] = Object.keys(WaitArguments.shape);
-
 /** The wait arguments as JSON Schema properties, for get_capture_job's input schema. */
 export function waitArgumentSchemas(): Record<string, SchemaObject> {
   const schema = z.toJSONSchema(WaitArguments, { target: "draft-2020-12" }) as SchemaObject;

@@ -50,6 +50,7 @@ export interface McpTool {
 /** MCP's behaviour hints of a tool. */
 export interface ToolAnnotations {
   readOnlyHint: boolean;
+  /** Said only of a tool that writes: none of ours overwrites or deletes anything. */
   destructiveHint?: false;
   idempotentHint: boolean;
   openWorldHint: boolean;
