@@ -1,8 +1,9 @@
 /**
  * `deno run -A scripts/mcp_inspector.ts [base URL]`: the MCP Inspector's CLI
  * (npm:@modelcontextprotocol/inspector-cli, a client nobody here wrote, run with node) against
- * /mcp: lists the tools and calls each one (a long page as tiles too), lists the resource
- * templates, printing every command and its answer (long strings
+ * /mcp: lists the tools and calls each one (a long page as tiles too; a job of two captures,
+ * started, then read with waitSeconds once it finished), lists the resource templates, printing
+ * every command and its answer (long strings
  * such as base64 images cut short). Without a base URL it starts main.ts on 127.0.0.1 with
  * ALLOW_PRIVATE_NETWORK=true (the capture is of the service's own /docs page, so nothing leaves
  * the machine), KV_PATH=:memory: and filter lists on a closed loopback port, and stops it at the
@@ -63,6 +64,16 @@ function summary(answer: { tools?: Array<Record<string, unknown>> }): unknown {
   });
 }
 
+/** Runs the inspector's CLI with `call` against `base`, prints the command and its answer. */
+async function inspect(base: string, build: string, call: string[]) {
+  const args = [`${base}/mcp`, "--transport", "http", ...call];
+  console.log(`$ mcp-inspector-cli ${args.join(" ")}`);
+  // Its index.js looks for its own package.json relative to the working directory.
+  const answer = JSON.parse(await run("node", ["index.js", ...args], build));
+  console.log(JSON.stringify(trimmed(summary(answer)), null, 2), "\n");
+  return answer as Record<string, unknown>;
+}
+
 async function main() {
   const given = Deno.args[0];
   const service = given ? undefined : await startService({
@@ -113,13 +124,28 @@ async function main() {
         "qualityPreset=high",
       ],
     ];
-    for (const call of calls) {
-      const args = [`${base}/mcp`, "--transport", "http", ...call];
-      console.log(`$ mcp-inspector-cli ${args.join(" ")}`);
-      // Its index.js looks for its own package.json relative to the working directory.
-      const answer = JSON.parse(await run("node", ["index.js", ...args], build));
-      console.log(JSON.stringify(trimmed(summary(answer)), null, 2), "\n");
-    }
+    for (const call of calls) await inspect(base, build, call);
+    // A job of two captures of the service's own pages, then the job once it finished.
+    const requests = [{ url: `${base}/docs` }, { url: `${base}/llms.txt`, format: "jpeg" }];
+    const started = await inspect(base, build, [
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "start_capture_job",
+      "--tool-arg",
+      `requests=${JSON.stringify(requests)}`,
+    ]);
+    const id = (started.structuredContent as { id?: string } | undefined)?.id;
+    if (!id) throw new Error("start_capture_job answered no job id");
+    await inspect(base, build, [
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "get_capture_job",
+      "--tool-arg",
+      `id=${id}`,
+      "waitSeconds=60",
+    ]);
   } finally {
     await service?.stop();
   }

@@ -2,6 +2,7 @@ import { html, raw } from "hono/html";
 import { htmlPage } from "../http/html_page.ts";
 import type {
   ApiReference,
+  CallbackRef,
   FieldRef,
   McpRef,
   OperationRef,
@@ -91,6 +92,28 @@ function responseRow(r: ResponseRef) {
   `;
 }
 
+/** A request the service sends back (a webhook event): where, what it carries, what to answer. */
+function callbackBlock(callback: CallbackRef) {
+  return html`<h3>Callback <code>${callback.name}</code>: ${callback.method} to ${
+    inline(callback.target)
+  }</h3>
+${
+    [callback.summary, callback.description].filter(Boolean).map((text) =>
+      html`<p>${inline(text)}</p>`
+    )
+  }
+${
+    callback.bodies.map((body) =>
+      html`<p>Callback body <code>${body.contentType}</code></p>${
+        fieldTable(body.fields, body.type)
+      }`
+    )
+  }
+<table><tr><th>Receiver answers</th><th>Content</th><th>Meaning</th></tr>${
+    callback.responses.map(responseRow)
+  }</table>`;
+}
+
 function operationSection(op: OperationRef) {
   return html`<section class="op" id="${op.anchor}">
 <h2><code>${op.method} ${op.path}</code></h2>
@@ -120,6 +143,7 @@ ${
       }`
     )
   }
+${op.callbacks.map(callbackBlock)}
 <pre>${op.curl}</pre>
 </section>`;
 }

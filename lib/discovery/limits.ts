@@ -1,5 +1,6 @@
 import { parseConfig } from "../config.ts";
 import { RATE_WINDOW_MS } from "../http/rate_limit.ts";
+import { MAX_JOB_ITEMS } from "../jobs/service.ts";
 import { MAX_REDIRECTS } from "../media/proxy.ts";
 import { mediaHostList } from "../upstreams.ts";
 import type { HeaderRef, OperationRef, ReferenceConfig, Text } from "./reference_types.ts";
@@ -14,6 +15,12 @@ export function limitsOf(operations: OperationRef[], config: ReferenceConfig): T
       `sliding ${RATE_WINDOW_MS / 1000} s window (${DEFAULTS.RATE_LIMIT_PER_MINUTE} by default; ` +
       "cache hits count). Past it: 429 `rate_limited` with a `RateLimitError` body whose " +
       "`retryAfter` equals the `Retry-After` header. Wait that long before retrying.",
+    submitCaptureJob: `1 to ${MAX_JOB_ITEMS} requests a job. Each item counts against the ` +
+      "per-IP capture limit as it starts: a job past the allowance is paced, not refused. At " +
+      `most ${config.JOB_MAX_QUEUED_PER_IP} items of one IP queued or running ` +
+      `(${DEFAULTS.JOB_MAX_QUEUED_PER_IP} by default): past it 429 \`rate_limited\` with ` +
+      "`Retry-After`. A job and its results are deleted after " +
+      `${config.JOB_TTL_SECONDS} s.`,
     renderLink: `the same per-IP limit as captures, counted only for links that must be ` +
       "rendered: a capture the cache holds is answered without counting.",
     optimizeExportImage: `bounded by the upload size (${bytes(config.MAX_UPLOAD_BYTES)}; 413 ` +
@@ -33,7 +40,10 @@ export function rateLimitHeadersOf(operations: OperationRef[]): HeaderRef[] {
     for (const { name, description } of limited?.headers ?? []) {
       const statuses = op.responses.filter((r) => r.headers.some((h) => h.name === name))
         .map((r) => r.status);
-      headers.set(name, { name, description, statuses });
+      // Several operations are limited (captures, jobs): a header is sent with any of theirs.
+      const known = headers.get(name);
+      const all = [...new Set([...known?.statuses ?? [], ...statuses])].sort();
+      headers.set(name, { name, description: known?.description ?? description, statuses: all });
     }
   }
   return [...headers.values()];

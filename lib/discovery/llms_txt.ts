@@ -1,4 +1,11 @@
-import type { ApiReference, FieldRef, McpRef, ResponseRef, Text } from "./reference_types.ts";
+import type {
+  ApiReference,
+  CallbackRef,
+  FieldRef,
+  McpRef,
+  ResponseRef,
+  Text,
+} from "./reference_types.ts";
 
 /** /llms.txt: the llmstxt.org shape (H1, blockquote summary, sections of annotated links). */
 export function llmsTxt(ref: ApiReference): string {
@@ -57,6 +64,7 @@ export function llmsFullTxt(ref: ApiReference): string {
         ...fieldTable(answer.fields, answer.type),
       );
     }
+    for (const callback of op.callbacks) lines.push("", ...callbackLines(callback));
     lines.push("", "```sh", op.curl, "```", "");
   }
   lines.push(
@@ -107,6 +115,25 @@ function mcpSection(mcp: McpRef, docsBase: string, withArguments = false): strin
   for (const { label, code } of mcp.setup) {
     lines.push(label, "", code.startsWith("{") ? "```json" : "```sh", code, "```", "");
   }
+  return lines;
+}
+
+/** A request the service sends back (a webhook event): where, what it carries, what to answer. */
+function callbackLines(callback: CallbackRef): string[] {
+  const lines = [
+    `#### Callback \`${callback.name}\`: ${callback.method} to ${callback.target}`,
+    "",
+  ];
+  for (const text of [callback.summary, callback.description]) if (text) lines.push(text, "");
+  for (const body of callback.bodies) {
+    lines.push(
+      `Callback body (\`${body.contentType}\`):`,
+      "",
+      ...fieldTable(body.fields, body.type),
+      "",
+    );
+  }
+  lines.push("The receiver answers:", "", ...callback.responses.map(responseLine));
   return lines;
 }
 

@@ -26,15 +26,22 @@ export interface OperationObject {
     { name: string; in: string; required?: boolean; schema?: SchemaObject; description?: string }
   >;
   requestBody?: { content: Record<string, { schema: SchemaObject }>; required?: boolean };
-  responses: Record<
-    string,
-    {
-      description: string;
-      headers?: Record<string, { schema?: SchemaObject; description?: string }>;
-      content?: Record<string, { schema: SchemaObject }>;
-    }
-  >;
+  responses: Record<string, ResponseObject>;
+  /** Requests the service sends back: by name, then URL expression, then method. */
+  callbacks?: Record<string, Record<string, Record<string, CallbackOperation>>>;
 }
+
+export interface ResponseObject {
+  description: string;
+  headers?: Record<string, { schema?: SchemaObject; description?: string }>;
+  content?: Record<string, { schema: SchemaObject }>;
+}
+
+/** An operation of a callback: what the service sends to the client's URL. */
+export type CallbackOperation = Pick<
+  OperationObject,
+  "summary" | "description" | "requestBody" | "responses"
+>;
 
 export interface OpenApiDocument {
   openapi: string;
@@ -64,6 +71,11 @@ export function documentBuilder(getApp: () => OpenAPIHono<AppEnv>) {
       security: [],
       tags: [
         { name: "Capture", description: "Screenshots of live pages." },
+        {
+          name: "Jobs",
+          description: "Up to 100 captures run in the background: submit, then poll the job or " +
+            "take its signed webhook, and read each result's bytes by link.",
+        },
         { name: "Export", description: "Re-encoding of images." },
         {
           name: "Frame",

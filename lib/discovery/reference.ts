@@ -4,6 +4,8 @@ import { curlExample } from "./curl_example.ts";
 import { limitsOf, rateLimitHeadersOf } from "./limits.ts";
 import type {
   ApiReference,
+  BodyRef,
+  CallbackRef,
   FieldRef,
   McpRef,
   OperationRef,
@@ -16,6 +18,7 @@ import {
   type OperationObject,
   operationsOf,
   resolveSchema,
+  type ResponseObject,
   type SchemaObject,
   SERVICE_SUMMARY,
   SERVICE_TITLE,
@@ -43,10 +46,7 @@ export function buildReference(
       const notes = notesOf(schema, p.description);
       return { in: p.in, name: p.name, required: p.required ?? false, type: typeOf(schema), notes };
     }),
-    bodies: Object.entries(op.operation.requestBody?.content ?? {}).map(([type, media]) => {
-      const schema = resolveSchema(document, media.schema);
-      return { contentType: type, fields: nestedFieldsOf(document, schema), type: typeOf(schema) };
-    }),
+    bodies: bodiesOf(document, op.operation.requestBody),
     responses: Object.entries(op.operation.responses).map(([status, r]) => responseOf(status, r)),
     answers: Object.entries(op.operation.responses)
       .filter(([status]) => status.startsWith("2"))
@@ -63,6 +63,7 @@ export function buildReference(
             };
           })
       ),
+    callbacks: callbacksOf(document, op.operation),
     curl: curlExample(document, op, baseUrl),
   }));
   const envelope = fieldsOf(document, { $ref: "#/components/schemas/Error" });
@@ -110,7 +111,42 @@ export function buildReference(
   };
 }
 
-function responseOf(status: string, response: OperationObject["responses"][string]): ResponseRef {
+function bodiesOf(document: OpenApiDocument, body: OperationObject["requestBody"]): BodyRef[] {
+  return Object.entries(body?.content ?? {}).map(([type, media]) => {
+    const schema = resolveSchema(document, media.schema);
+    return { contentType: type, fields: nestedFieldsOf(document, schema), type: typeOf(schema) };
+  });
+}
+
+/** The operation's callbacks, one entry per name, URL expression and method. */
+function callbacksOf(document: OpenApiDocument, operation: OperationObject): CallbackRef[] {
+  return Object.entries(operation.callbacks ?? {}).flatMap(([name, targets]) =>
+    Object.entries(targets).flatMap(([expression, methods]) =>
+      Object.entries(methods).map(([method, callback]) => ({
+        name,
+        method: method.toUpperCase(),
+        target: targetOf(expression),
+        summary: callback.summary ?? "",
+        description: callback.description ?? "",
+        bodies: bodiesOf(document, callback.requestBody),
+        responses: Object.entries(callback.responses ?? {}).map(([s, r]) => responseOf(s, r)),
+      }))
+    )
+  );
+}
+
+/**
+ * A callback's URL expression in words: `{$request.body#/webhook/url}` is the request body's
+ * field `webhook.url`; anything else is shown as it is.
+ */
+function targetOf(expression: string): Text {
+  const field = /^\{\$request\.body#\/([^}]+)\}$/.exec(expression)?.[1];
+  return field
+    ? `the URL in the request body's \`${field.replaceAll("/", ".")}\``
+    : `\`${expression}\``;
+}
+
+function responseOf(status: string, response: ResponseObject): ResponseRef {
   const { when, codes } = splitErrorDescription(response.description);
   return {
     status,

@@ -52,8 +52,23 @@ export interface OperationRef {
    * down as `parent.child`.
    */
   answers: Array<BodyRef & { status: string }>;
+  /** Requests the service sends back to a URL the request gave (a job's webhook). */
+  callbacks: CallbackRef[];
   /** A runnable example built from the schemas' examples. */
   curl: string;
+}
+
+/** One request the service sends to the client (OpenAPI's callback), e.g. a webhook event. */
+export interface CallbackRef {
+  name: string;
+  method: string;
+  /** Where it goes: the runtime expression naming the request's field, e.g. `webhook.url`. */
+  target: Text;
+  summary: Text;
+  description: Text;
+  bodies: BodyRef[];
+  /** What the receiver answers. */
+  responses: ResponseRef[];
 }
 
 export interface ErrorRef {
@@ -117,4 +132,7 @@ export interface ApiReference {
 }
 
 /** The settings the reference states as limits. */
-export type ReferenceConfig = Pick<Config, "RATE_LIMIT_PER_MINUTE" | "MAX_UPLOAD_BYTES">;
+export type ReferenceConfig = Pick<
+  Config,
+  "RATE_LIMIT_PER_MINUTE" | "MAX_UPLOAD_BYTES" | "JOB_MAX_QUEUED_PER_IP" | "JOB_TTL_SECONDS"
+>;

@@ -17,6 +17,9 @@ import { type FormField, multipartBody } from "../http/multipart_body.ts";
 import { METRICS } from "../telemetry/metrics.ts";
 import { outcomeOf, traced } from "../telemetry/trace.ts";
 import { captureResult } from "./capture_result.ts";
+import type { JobView } from "../jobs/views.ts";
+import { acceptedJobResult, jobResult, waitForJob } from "./job_result.ts";
+import { splitWaitArguments } from "./job_schemas.ts";
 import type { ToolCallContext } from "./context.ts";
 import {
   fullImageResult,
@@ -64,6 +67,11 @@ async function callOperation(
     const respond = (args: Record<string, unknown>) => operationResponse(tool, args, ctx);
     return await captureResult(tool, { view, args: rest, respond }, ctx);
   }
+  if (tool.kind === "job") {
+    const { waitSeconds, rest } = splitWaitArguments(args);
+    const read = async () => await (await operationResponse(tool, rest, ctx)).json() as JobView;
+    return jobResult(await waitForJob(read, { seconds: waitSeconds, signal: ctx.signal }));
+  }
   const response = await operationResponse(tool, { ...args, ...tool.fixedArguments }, ctx);
   if (tool.kind === "export") {
     const bytes = new Uint8Array(await response.arrayBuffer());
@@ -80,6 +88,7 @@ async function callOperation(
   }
   const body = await response.json();
   if (tool.kind === "json") return structured(body, [jsonItem(body)]);
+  if (tool.kind === "start-job") return acceptedJobResult(body);
   // read_page: the page's text, then what it is.
   const { content, screenshot: _, ...rest } = body;
   const about = withoutIconBytes(rest);

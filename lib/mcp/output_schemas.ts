@@ -6,13 +6,15 @@
  * capture is.
  */
 import type { SchemaObject } from "../discovery/openapi_document.ts";
+import { compactJobSchema } from "./job_schemas.ts";
 
 /**
  * What a tool does with its operation's answer: `capture` shows a capture (image view, file,
  * text), `read` the page's text, `json` the JSON as it is, `export` the image the operation
- * answered with.
+ * answered with, `start-job` the accepted job and what to call next, `job` the job compactly with
+ * a link per done file.
  */
-export type ToolKind = "capture" | "read" | "json" | "export";
+export type ToolKind = "capture" | "read" | "json" | "export" | "start-job" | "job";
 
 type ObjectSchema = SchemaObject & { type: "object" };
 
@@ -104,7 +106,8 @@ const EXPORTED: ObjectSchema = {
 /** The outputSchema of a tool of `kind` whose operation answers JSON of `answer`. */
 export function outputSchemaOf(kind: ToolKind, answer: SchemaObject | undefined): ObjectSchema {
   if (kind === "export" || !answer) return EXPORTED;
-  if (kind === "json") return { ...answer, type: "object" };
+  if (kind === "json" || kind === "start-job") return { ...answer, type: "object" };
+  if (kind === "job") return compactJobSchema(answer);
   const properties = { ...answer.properties };
   delete properties.screenshot;
   delete properties.content;

@@ -19,7 +19,10 @@ export function mcpReferenceOf(document: OpenApiDocument, baseUrl: string): McpR
       "HTTP operation with the same validation, limits and cache, and answers with structured " +
       "content valid against its outputSchema. A long capture comes as an overview and " +
       "full-resolution tiles within what models read sharply (1568 px, 1.15 MP), with a " +
-      "`resource_link` to the exact capture (resources/read, or GET /api/captures/{id}). A " +
+      "`resource_link` to the exact capture (resources/read, or GET /api/captures/{id}). " +
+      "`start_capture_job` queues up to 100 captures and answers at once; `get_capture_job` " +
+      "reads the job (waiting up to 60 s with `waitSeconds`) with a `resource_link` per done " +
+      "file (GET /api/jobs/{id}/items/{n}), never the files inline. A " +
       "failed call is a result with `isError: true` whose text is the error envelope; a " +
       "malformed JSON-RPC message gets the protocol's error. A browser page's Origin must be " +
       "the service's own or listed in MCP_ALLOWED_ORIGINS (403 otherwise).",

@@ -30,7 +30,9 @@ export const MCP_INSTRUCTIONS = "Shotline's HTTP operations as tools. A failed c
   "capture limit with POST /api/screenshot. A long page comes as an overview and tiles at " +
   "full resolution; the exact capture is a resource_link (resources/read, or its HTTP URL). " +
   "Each capture's report names what may have gone wrong (a bot check, a consent wall, a " +
-  "blank page) and how to retry.";
+  "blank page) and how to retry. For many pages at once, start_capture_job queues up to 100 " +
+  "captures and answers at once with a job id; get_capture_job reads the job (waitSeconds " +
+  "waits for it to finish) with a resource_link per done file, fetched over HTTP.";
 
 /** A server listing `tools` and running their calls with `run`. */
 export function createMcpServer(

@@ -15,6 +15,7 @@ import { outputSchemaOf, type ToolKind } from "./output_schemas.ts";
 
 export type { ToolKind };
 import { viewArgumentSchemas } from "./view_arguments.ts";
+import { MAX_WAIT_SECONDS, waitArgumentSchemas } from "./job_schemas.ts";
 
 /** Path of the MCP endpoint. */
 export const MCP_PATH = "/mcp";
@@ -42,8 +43,17 @@ export interface McpTool {
   outputSchema: SchemaObject & { type: "object" };
   /** Arguments the tool always sends its operation (read_page's format). */
   fixedArguments: Record<string, unknown>;
-  /** MCP's behaviour hints: nothing here writes anything a client could see change. */
-  annotations: { readOnlyHint: true; idempotentHint: boolean; openWorldHint: boolean };
+  /** MCP's behaviour hints (only start_capture_job writes: a new job, nothing destroyed). */
+  annotations: ToolAnnotations;
+}
+
+/** MCP's behaviour hints of a tool. */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  /** Said only of a tool that writes: none of ours overwrites or deletes anything. */
+  destructiveHint?: false;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
 }
 
 interface ToolEntry {
@@ -97,6 +107,36 @@ const TOOLS: readonly ToolEntry[] = [
     annotations: LIVE_PAGE,
   },
   {
+    name: "start_capture_job",
+    operationId: "submitCaptureJob",
+    title: "Start a batch of captures",
+    kind: "start-job",
+    answer: "Answers at once, without waiting for any capture, with the accepted job (id, " +
+      "status, total, links, expiresAt) as JSON text and structured content, and what to call " +
+      "next: `get_capture_job` with the id. Each item counts against the same per-IP limit as " +
+      "a capture when it starts (a job past the allowance is paced, not refused).",
+    // A new job each call, nothing overwritten; its captures reach the open web.
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: false,
+      openWorldHint: true,
+    },
+  },
+  {
+    name: "get_capture_job",
+    operationId: "getCaptureJob",
+    title: "Read a capture job",
+    kind: "job",
+    answer: "Answers with the job compactly (status, counts, and per item its status, url, " +
+      "`imageUrl`, content type and size, or its error's code and message) as JSON text and " +
+      "structured content, a text saying where it stands, and a `resource_link` per done " +
+      "item to its file (GET it over HTTP, no session needed, until `expiresAt`): never the " +
+      `files themselves. With \`waitSeconds\` (up to ${MAX_WAIT_SECONDS}) it waits for the ` +
+      "job to finish first. Counts against no limit.",
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  },
+  {
     name: "get_post",
     operationId: "getPost",
     title: "Resolve a social-network post",
@@ -147,13 +187,19 @@ function argumentsOf(tool: ToolEntry, schema: SchemaObject & { type: "object" })
   const properties = { ...schema.properties };
   for (const name of tool.omitted ?? []) delete properties[name];
   if (tool.kind === "capture") Object.assign(properties, viewArgumentSchemas());
+  if (tool.kind === "job") Object.assign(properties, waitArgumentSchemas());
   const required = schema.required?.filter((name) => name in properties);
   return { ...schema, properties, ...(required ? { required } : {}) };
 }
 
-/** The JSON schema of the operation's 200 answer, inlined; undefined for a binary answer. */
+/**
+ * The JSON schema of the operation's success (200, or another 2xx such as a job's 202),
+ * inlined; undefined for a binary answer.
+ */
 function answerSchemaOf(document: OpenApiDocument, operation: OperationObject) {
-  const json = operation.responses?.["200"]?.content?.["application/json"];
+  const statuses = Object.keys(operation.responses ?? {}).filter((s) => s.startsWith("2"));
+  const success = operation.responses[statuses.includes("200") ? "200" : statuses[0]];
+  const json = success?.content?.["application/json"];
   return json?.schema ? inline(document, json.schema) : undefined;
 }
 

@@ -68,11 +68,11 @@ async function assertEveryOperationListed(env: Record<string, string>, count: nu
 }
 
 Deno.test("every operation of /openapi.json is in /llms.txt, /llms-full.txt and /docs", async () => {
-  await assertEveryOperationListed({}, 12);
+  await assertEveryOperationListed({}, 16);
 });
 
-Deno.test("with RENDER_LINK_SECRET set, GET /api/render is the eleventh operation everywhere", async () => {
-  await assertEveryOperationListed({ RENDER_LINK_SECRET: "s".repeat(32) }, 13);
+Deno.test("with RENDER_LINK_SECRET set, GET /api/render is one more operation everywhere", async () => {
+  await assertEveryOperationListed({ RENDER_LINK_SECRET: "s".repeat(32) }, 17);
 });
 
 Deno.test("/llms-full.txt and /docs state every fact of the one reference model", async () => {
@@ -91,6 +91,12 @@ Deno.test("/llms-full.txt and /docs state every fact of the one reference model"
       ...op.bodies.flatMap((b) => b.fields.flatMap((f) => [f.name, f.notes])),
       ...op.responses.map((r) => r.description),
       ...op.answers.flatMap((a) => a.fields.flatMap((f) => [f.name, f.notes])),
+      ...op.callbacks.flatMap((c) => [
+        c.summary,
+        c.description,
+        ...c.bodies.flatMap((b) => b.fields.flatMap((f) => [f.name, f.notes])),
+        ...c.responses.map((r) => r.description),
+      ]),
     ]),
     ...reference.errors.flatMap((e) => [e.code, e.meaning, e.hint]),
     ...reference.rateLimitHeaders.flatMap((h) => [h.name, h.description]),

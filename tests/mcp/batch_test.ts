@@ -119,7 +119,7 @@ Deno.test("a batch of 20 tools/list is answered whole", async () => {
     assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
     const answers = await res.json();
     assert.equal(answers.length, 20);
-    for (const answer of answers) assert.equal(answer.result.tools.length, 4);
+    for (const answer of answers) assert.equal(answer.result.tools.length, 6);
   } finally {
     await t.close();
   }

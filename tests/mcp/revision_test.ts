@@ -40,7 +40,7 @@ Deno.test("initialize negotiates the latest revision; every tool has an outputSc
     assert.ok(result.capabilities.resources, "resources capability");
     await using mcp = await mcpSession(t.app);
     const { tools } = await mcp.client.listTools();
-    assert.equal(tools.length, 4);
+    assert.equal(tools.length, 6);
     for (const tool of tools) assert.equal(tool.outputSchema?.type, "object", tool.name);
   } finally {
     await t.close();

@@ -15,6 +15,16 @@ import { createCaptureApp } from "../../testing/capture_app.ts";
 import { assertEnvelope } from "../../testing/envelope.ts";
 import { mcpSession } from "../../testing/mcp.ts";
 
+/** Every tool, in the order tools/list gives them. */
+const TOOL_NAMES = [
+  "capture_screenshot",
+  "read_page",
+  "start_capture_job",
+  "get_capture_job",
+  "get_post",
+  "export_image",
+];
+
 type Schema = Record<string, unknown> & {
   properties?: Record<string, Record<string, unknown>>;
   required?: string[];
@@ -29,18 +39,13 @@ function rpc(base: string, body: string) {
   });
 }
 
-Deno.test("tools/list gives the four tools; capture_screenshot takes the capture operation's request schema and the view", async () => {
+Deno.test("tools/list gives the six tools; capture_screenshot takes the capture operation's request schema and the view", async () => {
   const t = await createCaptureApp();
   try {
     await using mcp = await mcpSession(t.app);
     const { tools } = await mcp.client.listTools();
-    assert.deepEqual(tools.map((tool) => tool.name), [
-      "capture_screenshot",
-      "read_page",
-      "get_post",
-      "export_image",
-    ]);
-    const [capture, , post, exporter] = tools.map((tool) => tool.inputSchema as Schema);
+    assert.deepEqual(tools.map((tool) => tool.name), TOOL_NAMES);
+    const [capture, , , , post, exporter] = tools.map((tool) => tool.inputSchema as Schema);
 
     // The same fields, required ones and constraints as the zod schema that validates the route,
     // then the view's own arguments.
@@ -77,7 +82,12 @@ Deno.test("tools/list gives the four tools; capture_screenshot takes the capture
     assert.deepEqual(exporter.properties!.format.enum, [...EXPORT_FORMATS]);
     assert.deepEqual(exporter.properties!.qualityPreset.enum, [...QUALITY_PRESETS]);
     assert.deepEqual(exporter.required, ["image", "format", "qualityPreset"]);
-    for (const tool of tools) assert.equal(tool.annotations?.readOnlyHint, true, tool.name);
+    // Only start_capture_job writes anything (a new job; nothing is overwritten or deleted).
+    for (const tool of tools) {
+      const writes = tool.name === "start_capture_job";
+      assert.equal(tool.annotations?.readOnlyHint, !writes, tool.name);
+      assert.notEqual(tool.annotations?.destructiveHint, true, tool.name);
+    }
     assert.equal(mcp.client.getServerVersion()?.name, "shotline");
     assert.match(mcp.client.getInstructions() ?? "", /isError/);
   } finally {
@@ -143,7 +153,7 @@ Deno.test("a batch gets one answer per request, with no session to keep", async 
     assert.equal(res.headers.get("mcp-session-id"), null, "stateless: no session");
     const answers = await res.json();
     assert.deepEqual(answers.map((a: { id: number }) => a.id), [1, 2]);
-    assert.equal(answers[0].result.tools.length, 4);
+    assert.equal(answers[0].result.tools.length, TOOL_NAMES.length);
     assert.equal(answers[1].result.isError, true);
     assert.equal(JSON.parse(answers[1].result.content[0].text).code, "invalid_url");
   } finally {
