@@ -34,7 +34,8 @@ import { createPostRouter } from "./routes/post.ts";
 import { createRenderRouter } from "./routes/render.ts";
 import { createScreenshotRouter } from "./routes/screenshot.ts";
 import { SCREENSHOT_BODY_LIMIT } from "./lib/capture/mod.ts";
-import { createJobsRouter, JOBS_BODY_LIMIT } from "./routes/jobs.ts";
+import { createJobsRouter } from "./routes/jobs.ts";
+import { JOBS_BODY_LIMIT } from "./lib/jobs/service.ts";
 
 // JSON bodies of this API are tiny; only the export upload gets MAX_UPLOAD_BYTES.
 const DEFAULT_BODY_LIMIT = 64 * 1024;

@@ -5,7 +5,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { ApiError, notFound, upstreamUnavailable } from "../lib/errors.ts";
+import { ApiError, notFound, RateLimitErrorSchema, upstreamUnavailable } from "../lib/errors.ts";
 import { invalidUrl } from "../lib/errors.ts";
 import type { AppEnv } from "../lib/http/app_env.ts";
 import { rateLimitBucket } from "../lib/http/client_ip.ts";
@@ -14,6 +14,7 @@ import { clientIpOf } from "../lib/http/middleware.ts";
 import { binaryContent, errorResponses } from "../lib/http/openapi_responses.ts";
 import { createRouter } from "../lib/http/router.ts";
 import { isFinal } from "../lib/jobs/board.ts";
+import { JOBS_BODY_LIMIT } from "../lib/jobs/service.ts";
 import { jobLinks } from "../lib/jobs/views.ts";
 import type { JobState } from "../lib/jobs/types.ts";
 import { WEBHOOK_EVENTS } from "../lib/jobs/types.ts";
@@ -29,9 +30,6 @@ import {
   JobWebhookEventSchema,
 } from "./job_schemas.ts";
 import { ScreenshotRequestSchema } from "./screenshot_schemas.ts";
-
-/** A job's body may carry up to 100 requests, some with html: bounded as a whole. */
-export const JOBS_BODY_LIMIT = 16 * 1024 * 1024;
 
 const submitRoute = createRoute({
   method: "post",
@@ -54,9 +52,24 @@ const submitRoute = createRoute({
     202: {
       description: "Accepted: the items are queued.",
       headers: z.object({
-        Location: z.string().openapi({ example: "/api/jobs/job_3f9a1c0d8e7b6a5f4e3d2c1b0a998877" }),
+        Location: z.string().openapi({
+          description: "The job's path: GET it to poll.",
+          example: "/api/jobs/job_3f9a1c0d8e7b6a5f4e3d2c1b0a998877",
+        }),
       }),
       content: { "application/json": { schema: JobAcceptedSchema } },
+    },
+    // Not the per-minute window (items are paced, not refused): the cap on waiting items.
+    429: {
+      description: "This IP has JOB_MAX_QUEUED_PER_IP job items queued or running already. " +
+        "Codes: rate_limited.",
+      headers: z.object({
+        "Retry-After": z.string().openapi({
+          description: "Seconds until its waiting items should have run at its per-IP rate.",
+          example: "45",
+        }),
+      }),
+      content: { "application/json": { schema: RateLimitErrorSchema } },
     },
     ...errorResponses({
       400: {
@@ -65,10 +78,9 @@ const submitRoute = createRoute({
           "otherwise forbidden address.",
         codes: ["invalid_request", "invalid_url", "unsupported_value", "forbidden_domain"],
       },
-      413: { when: "The body is over 16 MiB.", codes: ["invalid_request"] },
-      429: {
-        when: "This IP has too many job items queued or running already.",
-        codes: ["rate_limited"],
+      413: {
+        when: `The body is over ${JOBS_BODY_LIMIT / 1024 / 1024} MiB.`,
+        codes: ["invalid_request"],
       },
       503: {
         when: "A webhook was asked but the server has no WEBHOOK_SECRET, or an optional part a " +

@@ -1,6 +1,6 @@
 import { parseConfig } from "../config.ts";
 import { RATE_WINDOW_MS } from "../http/rate_limit.ts";
-import { MAX_JOB_ITEMS } from "../jobs/service.ts";
+import { JOBS_BODY_LIMIT, MAX_JOB_ITEMS } from "../jobs/service.ts";
 import { MAX_REDIRECTS } from "../media/proxy.ts";
 import { mediaHostList } from "../upstreams.ts";
 import type { HeaderRef, OperationRef, ReferenceConfig, Text } from "./reference_types.ts";
@@ -19,7 +19,8 @@ export function limitsOf(operations: OperationRef[], config: ReferenceConfig): T
       "per-IP capture limit as it starts: a job past the allowance is paced, not refused. At " +
       `most ${config.JOB_MAX_QUEUED_PER_IP} items of one IP queued or running ` +
       `(${DEFAULTS.JOB_MAX_QUEUED_PER_IP} by default): past it 429 \`rate_limited\` with ` +
-      "`Retry-After`. A job and its results are deleted after " +
+      "`Retry-After`. The body may be up to " +
+      `${bytes(JOBS_BODY_LIMIT)} (413 past it). A job and its results are deleted after ` +
       `${config.JOB_TTL_SECONDS} s.`,
     renderLink: `the same per-IP limit as captures, counted only for links that must be ` +
       "rendered: a capture the cache holds is answered without counting.",

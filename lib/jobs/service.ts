@@ -15,6 +15,8 @@ import type { WebhookBoundary } from "../webhooks/boundary.ts";
 
 /** Requests one job may carry. */
 export const MAX_JOB_ITEMS = 100;
+/** A job's body may carry up to 100 requests, some with html: bounded as a whole. */
+export const JOBS_BODY_LIMIT = 16 * 1024 * 1024;
 
 export interface JobSubmission {
   /** Each item's capture request, defaults already applied and validated. */
