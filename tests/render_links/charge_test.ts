@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createRenderApp } from "../../testing/render_app.ts";
 import { assertEnvelope } from "../../testing/envelope.ts";
+import { eventually } from "../../testing/wait.ts";
 
 Deno.test("a render counts against the per-IP limit; a cache hit does not", async () => {
   const t = await createRenderApp({ env: { RATE_LIMIT_PER_MINUTE: "2" } });
@@ -38,9 +39,14 @@ Deno.test("a request joining a render in progress counts: only the cache is free
   });
   try {
     t.capture.hold();
-    const first = t.render(await t.link({ url: "https://example.com/slow" }));
+    const link = await t.link({ url: "https://example.com/slow" });
+    const first = t.render(link);
+    // Only once the render is held in the capturer: released earlier, it would be cached
+    // before the second request looked.
+    await eventually(() => t.capture.jobs.length === 1, "the first render to start");
     // The same link joins the render in progress: not in the cache yet, so it is counted.
-    const joined = t.render(await t.link({ url: "https://example.com/slow" }));
+    const joined = t.render(link);
+    await eventually(() => t.deps.screenshots.stats().waiting === 2, "both on one flight");
     t.capture.release();
     for (const res of await Promise.all([first, joined])) {
       assert.equal(res.status, 200);

@@ -35,6 +35,8 @@ export interface Flights {
   get(id: string): Flight | undefined;
   /** How many keys have a flight. */
   size(): number;
+  /** Requests waiting on a flight in progress, over every flight. */
+  waiting(): number;
   /** Starts the shared render of `key`, which becomes the key's flight. */
   start(key: JobKey, job: CaptureJob, options: { forced: boolean; background?: boolean }): Flight;
   /** A render for one request only (credentials): never cached, never joined by another. */
@@ -108,5 +110,6 @@ export function createFlights(options: FlightsOptions): Flights {
     });
   }
 
-  return { get: (id) => flights.get(id), size: () => flights.size, start, solo, join };
+  const waiting = () => [...flights.values()].reduce((sum, flight) => sum + flight.waiters, 0);
+  return { get: (id) => flights.get(id), size: () => flights.size, waiting, start, solo, join };
 }

@@ -65,7 +65,14 @@ export interface ScreenshotService {
    * renders (a stale entry under staleWhileRevalidate still starts its background refresh).
    */
   peek(job: CaptureJob, options?: TakeOptions): Promise<ScreenshotOutcome | null>;
-  stats(): { running: number; queued: number; renderMs: number; flights: number };
+  stats(): {
+    running: number;
+    queued: number;
+    renderMs: number;
+    flights: number;
+    /** Requests waiting on those flights (several per flight when they joined one). */
+    waiting: number;
+  };
   /**
    * Resolves once every cache write started so far has landed or failed: answers go out before
    * their write, so shutdown waits for this before it closes the store.
@@ -267,7 +274,7 @@ export function createScreenshotService(options: ScreenshotServiceOptions): Scre
       return await fromCache(key, job, options);
     },
 
-    stats: () => ({ ...admission.stats(), flights: flights.size() }),
+    stats: () => ({ ...admission.stats(), flights: flights.size(), waiting: flights.waiting() }),
     writesSettled: () => writes.settled(),
   };
 }
