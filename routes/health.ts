@@ -26,7 +26,9 @@ export function createHealthRouter() {
       }));
       // "advisory": remote captures rely on the fleet's own firewall (docs/boundary.md).
       const boundary = c.var.deps.capture.boundary?.() ?? "enforced";
-      return c.json({ status: "ok", store: store.kind, encoder, capture, boundary }, 200);
+      // Where jobs queue and where their results go (kinds only, never an address).
+      const jobs = { queue: c.var.deps.jobs.queue.kind, results: c.var.deps.objectStorage.kind };
+      return c.json({ status: "ok", store: store.kind, encoder, capture, boundary, jobs }, 200);
     })
     .get("/readyz", (c) => {
       c.header("Cache-Control", "no-store");

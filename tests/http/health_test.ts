@@ -119,3 +119,13 @@ Deno.test("with every backend down /readyz is 503 naming states only; /healthz s
     await t.close();
   }
 });
+
+Deno.test("/healthz names the job queue and where results go, by kind only", async () => {
+  const t = await createTestApp();
+  try {
+    const body = await (await t.app.request("/healthz")).json();
+    assert.deepEqual(body.jobs, { queue: "deno-kv", results: "store" });
+  } finally {
+    await t.close();
+  }
+});
