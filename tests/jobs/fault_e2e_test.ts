@@ -4,7 +4,9 @@
  * file) the instance is restarted on the same file; on Redis (through the Upstash gateway) a
  * second instance sharing it finishes the job alone. Either way every item ends done, with one
  * result each. How long the recovery took is printed, never asserted: it follows the queues'
- * redelivery (about 60 s for KV, a 30 s lease for Redis) and the machine's load.
+ * redelivery (Deno KV hands a killed process's messages out again as soon as the file is
+ * reopened, and the worker looks again once the dead run's 20 s claim lapses; Redis waits out its
+ * 30 s lease) and the machine's load.
  */
 import assert from "node:assert/strict";
 import type { JobView } from "../../lib/jobs/views.ts";
