@@ -13,6 +13,7 @@ const ALL = [
   "store",
   "boundary_probe",
   "fleet",
+  "jobs",
 ];
 const chosen = Deno.args.length ? Deno.args : ALL;
 

@@ -16,6 +16,8 @@ export interface ReceivedDelivery {
   body: string;
   /** Whether the reference library accepted the signature (and the timestamp, against now). */
   verified: boolean;
+  /** When it arrived (epoch ms), for latency figures. */
+  at: number;
 }
 
 /**
@@ -36,6 +38,7 @@ export function webhookReceiver(
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {}, ...listen },
     async (request) => {
+      const at = Date.now();
       const path = new URL(request.url).pathname;
       const headers = Object.fromEntries(request.headers);
       const body = await request.text();
@@ -46,7 +49,7 @@ export function webhookReceiver(
       } catch {
         // Recorded as unverified; the test decides what that means.
       }
-      received.push({ path, method: request.method, headers, body, verified });
+      received.push({ path, method: request.method, headers, body, verified, at });
       const status = /^\/status\/(\d{3})$/.exec(path)?.[1];
       if (status) {
         const bodiless = status === "204" || status === "205" || status === "304";

@@ -107,7 +107,16 @@ export function createJobWorker(deps: JobWorkerDeps): JobWorker {
     }
     const refund = () => turn.giveBack();
     const claimed = await board.claim(jobId, item, config.JOB_ITEM_MAX_TRIES);
-    if ("refused" in claimed) return await refund();
+    if ("refused" in claimed) {
+      await refund();
+      // The holder may be dead (Deno KV redelivers a killed instance's messages as soon as the
+      // store reopens, while its claim still looks live): look again once the claim could lapse.
+      // A live holder will have finished by then, and that delivery is simply dropped.
+      if (claimed.refused === "claimed") {
+        await queue.send([{ kind: "item", jobId, item }], { delayMs: CLAIM_LEASE_MS });
+      }
+      return;
+    }
     if ("exhausted" in claimed) {
       await refund();
       log.warn("job item out of tries", { jobId, item, tries: config.JOB_ITEM_MAX_TRIES });
