@@ -138,7 +138,7 @@ const ConfigSchema = z.object({
   JOB_ITEM_MAX_TRIES: integer(1, 10).default(3),
   // Items one client IP may have queued or running across its jobs; a job past it is refused.
   JOB_MAX_QUEUED_PER_IP: integer(1, 100_000).default(500),
-  // Job items run at once on one instance; unset, MAX_CONCURRENT_CAPTURES.
+  // Job items run at once on one instance; unset, MAX_CONCURRENT_CAPTURES + 2.
   JOB_CONCURRENCY: integer(1, 64).optional(),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });

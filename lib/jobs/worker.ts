@@ -56,6 +56,8 @@ export interface JobWorkerDeps {
 
 // A run the render queue refused (busy) or the board could not write waits this long.
 const BUSY_RETRY_MS = 2_000;
+// Items running beyond the browser's concurrency by default (see start()).
+const EXTRA_ITEMS_IN_FLIGHT = 2;
 // Jobs whose requests one instance keeps in memory.
 const REMEMBERED_JOBS = 8;
 // Items paced by the per-IP window are spread over this much past its reset.
@@ -203,7 +205,11 @@ export function createJobWorker(deps: JobWorkerDeps): JobWorker {
     start() {
       if (started) return;
       started = true;
-      const concurrency = config.JOB_CONCURRENCY ?? config.MAX_CONCURRENT_CAPTURES;
+      // Two more than the browser's pages: an item spends part of its run on store round trips
+      // (claim, result, finish), during which another item's page can render; the render queue
+      // still keeps the browser at MAX_CONCURRENT_CAPTURES (bench/README.md, Jobs).
+      const concurrency = config.JOB_CONCURRENCY ??
+        config.MAX_CONCURRENT_CAPTURES + EXTRA_ITEMS_IN_FLIGHT;
       queue.listen(handle, { concurrency });
       log.info("job worker", { queue: queue.kind, concurrency });
     },
