@@ -60,8 +60,11 @@ export interface JobBoard {
   claim(id: string, item: number, maxTries: number): Promise<ClaimOutcome>;
   /** Extends a live claim; false once it is no longer the item's. */
   renew(id: string, item: number, claim: string): Promise<boolean>;
-  /** Gives a claim back untried (the item was not admitted yet): queued, its try not counted. */
-  release(id: string, item: number, claim: string): Promise<void>;
+  /**
+   * Gives a claim back: queued again, its try not counted (the item was not admitted), or
+   * counted with `{ countTry: true }` (the run failed in a way worth another).
+   */
+  release(id: string, item: number, claim: string, options?: { countTry?: boolean }): Promise<void>;
   /** Records the result of a claimed run, then the item as done or failed. */
   finish(id: string, item: number, claim: string, result: StoredItemResult): Promise<FinishOutcome>;
   /** The result of a finished item. */
@@ -205,13 +208,13 @@ export function createJobBoard(deps: { store: Store; clock: Clock }): JobBoard {
       return updated?.result ?? false;
     },
 
-    async release(id, n, claim) {
+    async release(id, n, claim, options = {}) {
       await update(id, (state) => {
         const item = state.items[n];
         if (item?.status !== "running" || item.claim !== claim) {
           return { write: false, result: undefined };
         }
-        Object.assign(item, { status: "queued", tries: item.tries - 1 });
+        Object.assign(item, { status: "queued", tries: item.tries - (options.countTry ? 0 : 1) });
         forget(item, "claim", "leaseUntil");
         settle(state);
         return { write: true, result: undefined };

@@ -4,7 +4,15 @@
  * job's webhooks (signed, through the webhooks' egress boundary, retried on a schedule). Every
  * delivery may be a repeat: the board decides whether there is still work.
  */
-import { ApiError, type ErrorEnvelope, errorEnvelope, internalError } from "../errors.ts";
+import {
+  ApiError,
+  type ErrorEnvelope,
+  errorEnvelope,
+  internalError,
+  invalidRequest,
+  upstreamUnavailable,
+} from "../errors.ts";
+import { ObjectStorageFailed, ObjectTooLarge } from "../storage/types.ts";
 import type { Logger } from "../log.ts";
 import type { ObjectStorage } from "../storage/types.ts";
 import { refusedBeforeWork } from "../capture/types.ts";
@@ -160,12 +168,11 @@ export function createJobWorker(deps: JobWorkerDeps): JobWorker {
         return;
       }
       const answer = apiErrorOf(error);
-      if (
-        answer.status >= 500 && answer.code === "internal_error" &&
-        tries < config.JOB_ITEM_MAX_TRIES
-      ) {
+      // Worth another run: something unexpected, or the result storage failing for a moment.
+      const retryable = answer.code === "internal_error" || error instanceof ObjectStorageFailed;
+      if (retryable && tries < config.JOB_ITEM_MAX_TRIES) {
         log.error("job item failed; trying again", { ...logFields, error });
-        await board.release(jobId, item, claim);
+        await board.release(jobId, item, claim, { countTry: true });
         await queue.send([{ kind: "item", jobId, item }], { delayMs: BUSY_RETRY_MS * tries });
         return;
       }
@@ -220,6 +227,22 @@ export function createJobWorker(deps: JobWorkerDeps): JobWorker {
 /** The ApiError a failed run answers with; anything unexpected is an internal error. */
 function apiErrorOf(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof ObjectTooLarge) {
+    return invalidRequest(
+      `The result is ${error.size} bytes, over the ${error.maxBytes}-byte bound of this ` +
+        "server's result storage.",
+      {
+        status: 413,
+        hint: "Capture a smaller area or a lighter format, or ask the operator to configure an " +
+          "S3 bucket (S3_*), which has no such bound.",
+      },
+    );
+  }
+  if (error instanceof ObjectStorageFailed) {
+    return upstreamUnavailable("The result could not be written to object storage.", {
+      hint: "Submit the item again later; the operator's log names the storage's error.",
+    });
+  }
   return typedFailureError(error) ?? internalError("The capture failed unexpectedly.");
 }
 

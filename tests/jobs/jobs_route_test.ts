@@ -8,6 +8,12 @@ import { createJobsApp } from "../../testing/jobs_app.ts";
 import { assertEnvelope } from "../../testing/envelope.ts";
 import type { ErrorCode } from "../../lib/errors.ts";
 import { CaptureFailure } from "../../lib/capture/types.ts";
+import { createObjectStorage } from "../../lib/storage/open.ts";
+import {
+  type ObjectStorage,
+  ObjectStorageFailed,
+  ObjectTooLarge,
+} from "../../lib/storage/types.ts";
 
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47];
 
@@ -177,4 +183,40 @@ Deno.test("a failed item carries the envelope the synchronous request gets", asy
   const bytes = await t.app.request(`/api/jobs/${id}/items/0`);
   const envelope = await assertEnvelope(t.app, bytes, 404, "not_found");
   assert.match(String(envelope.message), /failed/);
+});
+
+Deno.test("a result storage failing for a moment costs a try; one past its bound fails the item", async () => {
+  let failures = 2;
+  // The app's own store spill behind a front that fails as told.
+  let real: ObjectStorage | undefined;
+  const flaky: ObjectStorage = {
+    kind: "store",
+    put(key, bytes, meta) {
+      if (failures-- > 0) {
+        return Promise.reject(new ObjectStorageFailed("put", "SlowDown", "try again"));
+      }
+      if (key.includes("/1-")) return Promise.reject(new ObjectTooLarge(bytes.byteLength, 10));
+      return real!.put(key, bytes, meta);
+    },
+    get: (key) => real!.get(key),
+    delete: (key) => real!.delete(key),
+    urlFor: (key, options) => real!.urlFor(key, options),
+    check: () => real!.check(),
+    close: () => Promise.resolve(),
+  };
+  await using t = await createJobsApp({ deps: { objectStorage: flaky } });
+  real = createObjectStorage(t.deps);
+  const { id } = await (await t.submit({ requests: [{ url: "https://example.com/0" }] })).json();
+  const view = await t.until(id);
+  assert.equal(view.items[0].status, "done", JSON.stringify(view.items[0]));
+  assert.equal(view.items[0].tries, 3, "two failed writes, each a try");
+  const big = await (await t.submit({
+    requests: [{ url: "https://example.com/a" }, { url: "https://example.com/b" }],
+  })).json();
+  const bigView = await t.until(big.id);
+  assert.equal(bigView.items[1].status, "failed");
+  assert.equal(bigView.items[1].tries, 1);
+  assert.equal(bigView.items[1].error!.code, "invalid_request");
+  assert.equal(bigView.items[1].error!.status, 413);
+  assert.match(bigView.items[1].error!.message, /over the 10-byte bound/);
 });
