@@ -188,7 +188,7 @@ Deno.test("a failed item carries the envelope the synchronous request gets", asy
 Deno.test("a result storage failing for a moment costs a try; one past its bound fails the item", async () => {
   let failures = 2;
   // The app's own store spill behind a front that fails as told.
-  let real: ObjectStorage | undefined;
+  const backing: { real?: ObjectStorage } = {};
   const flaky: ObjectStorage = {
     kind: "store",
     put(key, bytes, meta) {
@@ -196,16 +196,16 @@ Deno.test("a result storage failing for a moment costs a try; one past its bound
         return Promise.reject(new ObjectStorageFailed("put", "SlowDown", "try again"));
       }
       if (key.includes("/1-")) return Promise.reject(new ObjectTooLarge(bytes.byteLength, 10));
-      return real!.put(key, bytes, meta);
+      return backing.real!.put(key, bytes, meta);
     },
-    get: (key) => real!.get(key),
-    delete: (key) => real!.delete(key),
-    urlFor: (key, options) => real!.urlFor(key, options),
-    check: () => real!.check(),
+    get: (key) => backing.real!.get(key),
+    delete: (key) => backing.real!.delete(key),
+    urlFor: (key, options) => backing.real!.urlFor(key, options),
+    check: () => backing.real!.check(),
     close: () => Promise.resolve(),
   };
   await using t = await createJobsApp({ deps: { objectStorage: flaky } });
-  real = createObjectStorage(t.deps);
+  backing.real = createObjectStorage(t.deps);
   const { id } = await (await t.submit({ requests: [{ url: "https://example.com/0" }] })).json();
   const view = await t.until(id);
   assert.equal(view.items[0].status, "done", JSON.stringify(view.items[0]));
