@@ -94,6 +94,7 @@ Deno.test("a full queue answers 503 upstream_unavailable with Retry-After", asyn
     queued: 0,
     renderMs: 0,
     flights: 0,
+    waiting: 0,
   });
 });
 
