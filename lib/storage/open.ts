@@ -4,7 +4,7 @@ import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
-import { createS3Storage, type S3Settings } from "./s3.ts";
+import type { S3Settings } from "./s3.ts";
 import { createStoreSpill } from "./spill.ts";
 import type { ObjectStorage } from "./types.ts";
 
@@ -43,11 +43,35 @@ export function createObjectStorage(
       prefix: settings.prefix,
       urls: settings.publicBaseUrl ? "public" : "presigned",
     });
-    return createS3Storage({ settings, clock });
+    return lazyS3Storage(settings, clock);
   }
   // Results outlive their job's record at least: whichever of the two lifetimes is longer.
   const seconds = Math.max(config.CAPTURE_LINK_TTL_SECONDS, config.JOB_TTL_SECONDS);
   log.info("object storage", { kind: "store", ttlSeconds: seconds });
   const links = captureLinksOf({ store, clock, config: { CAPTURE_LINK_TTL_SECONDS: seconds } });
   return createStoreSpill({ store, links, ttlMs: seconds * 1000 });
+}
+
+/**
+ * The S3 backend, its module (and the AWS SDK, which reads AWS_* variables as it loads) loaded
+ * on first use: an instance without a bucket never loads it, so it starts under Deno Deploy's
+ * narrow env permissions.
+ */
+function lazyS3Storage(settings: S3Settings, clock: Clock): ObjectStorage {
+  let opened: Promise<ObjectStorage> | undefined;
+  const s3 = () =>
+    opened ??= import("./s3.ts").then(({ createS3Storage }) =>
+      createS3Storage({ settings, clock })
+    );
+  return {
+    kind: "s3",
+    put: async (key, bytes, meta) => await (await s3()).put(key, bytes, meta),
+    get: async (key) => await (await s3()).get(key),
+    delete: async (key) => await (await s3()).delete(key),
+    urlFor: async (key, options) => await (await s3()).urlFor(key, options),
+    check: async () => await (await s3()).check(),
+    async close() {
+      if (opened) await (await opened).close();
+    },
+  };
 }
