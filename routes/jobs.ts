@@ -5,8 +5,13 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { ApiError, notFound, RateLimitErrorSchema, upstreamUnavailable } from "../lib/errors.ts";
-import { invalidUrl } from "../lib/errors.ts";
+import {
+  ApiError,
+  invalidUrl,
+  notFound,
+  RateLimitErrorSchema,
+  upstreamUnavailable,
+} from "../lib/errors.ts";
 import type { AppEnv } from "../lib/http/app_env.ts";
 import { rateLimitBucket } from "../lib/http/client_ip.ts";
 import { baseUrlOf } from "../lib/http/error_response.ts";

@@ -6,7 +6,6 @@
  */
 import {
   ApiError,
-  type ErrorEnvelope,
   errorEnvelope,
   internalError,
   invalidRequest,
@@ -177,7 +176,7 @@ export function createJobWorker(deps: JobWorkerDeps): JobWorker {
         return;
       }
       if (answer.status >= 500) log.warn("job item failed", { ...logFields, code: answer.code });
-      result = { ok: false, error: envelopeOf(answer, state.baseUrl) };
+      result = { ok: false, error: errorEnvelope(answer, state.baseUrl) };
     } finally {
       clearInterval(renewal);
     }
@@ -244,9 +243,4 @@ function apiErrorOf(error: unknown): ApiError {
     });
   }
   return typedFailureError(error) ?? internalError("The capture failed unexpectedly.");
-}
-
-/** The item's error as the synchronous request would have been told it. */
-function envelopeOf(error: ApiError, baseUrl: string): ErrorEnvelope {
-  return errorEnvelope(error, baseUrl);
 }
